@@ -1,0 +1,449 @@
+//===- ExportPTX.cpp - The ptx dialect to PTX text ------------------------===//
+//
+// Prints a ptx.module as PTX in nvcc's layout: module directives, then the
+// items in order; in bodies, declarations and instructions indented by a
+// tab, labels flush left. Fallthrough terminators print nothing, so blocks
+// read as the straight-line code they came from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Conversion/ExportPTX.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace ptxbench;
+using namespace ptxbench::ptx;
+
+namespace {
+
+/// Forwards to another stream and counts the lines written.
+class LineCountingStream : public llvm::raw_ostream {
+public:
+  explicit LineCountingStream(llvm::raw_ostream &out) : out(out) {
+    SetUnbuffered();
+  }
+  unsigned line() const { return lines + 1; }
+
+private:
+  void write_impl(const char *ptr, size_t size) override {
+    lines += std::count(ptr, ptr + size, '\n');
+    out.write(ptr, size);
+  }
+  uint64_t current_pos() const override { return out.tell(); }
+
+  llvm::raw_ostream &out;
+  unsigned lines = 0;
+};
+
+class Exporter {
+public:
+  explicit Exporter(llvm::raw_ostream &out) : os(out) {}
+
+  LogicalResult exportModule(ptx::ModuleOp module);
+
+private:
+  void printSignature(bool entry, StringRef linkage, StringRef name,
+                      ArrayAttr results, ArrayAttr params,
+                      ArrayAttr directives);
+  void printParam(ParamAttr param);
+  void printDims(ArrayRef<int64_t> dims);
+  LogicalResult printBody(FuncOp func);
+  LogicalResult printInstruction(Operation *op);
+  LogicalResult printOperand(Attribute arg, Operation *op,
+                             OperandRange::iterator &ref);
+  /// The PTX name of a register, variable or parameter handle.
+  std::string nameOf(Value value);
+  StringRef labelOf(Block *block);
+
+  /// Pads with blank lines up to the PTX line `op` was imported from, so
+  /// debug line tables, which ptxas builds from PTX line numbers, come out
+  /// the same. Ops without a PTX location print where they fall.
+  void alignToSourceLine(Operation *op);
+
+  LineCountingStream os;
+  /// The PTX file the module was imported from, if any.
+  StringAttr sourceFile;
+  /// Per function: parameter names, by entry-block argument number.
+  SmallVector<StringRef> argNames;
+};
+
+} // namespace
+
+LogicalResult Exporter::exportModule(ptx::ModuleOp module) {
+  sourceFile = module.getSourceAttr();
+  alignToSourceLine(module);
+  os << ".version " << module.getVersion() << "\n.target ";
+  llvm::interleave(module.getTarget().getAsValueRange<StringAttr>(), os, ", ");
+  os << "\n";
+  if (std::optional<uint32_t> size = module.getAddressSize())
+    os << ".address_size " << *size << "\n";
+  for (Operation &item : module.getBody()->getOperations()) {
+    alignToSourceLine(&item);
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(&item)
+            .Case([&](FileOp file) {
+              os << "\t.file\t" << file.getIndex() << " \"" << file.getPath()
+                 << "\"";
+              if (file.getTimestamp())
+                os << ", " << *file.getTimestamp() << ", " << *file.getSize();
+              os << "\n";
+              return success();
+            })
+            .Case([&](SectionOp section) {
+              os << "\t.section\t" << section.getName() << "\n\t{"
+                 << section.getContents() << "}\n";
+              return success();
+            })
+            .Case([&](ModulePragmaOp pragma) {
+              os << ".pragma ";
+              llvm::interleave(
+                  pragma.getValues().getAsValueRange<StringAttr>(), os,
+                  [&](StringRef v) { os << '"' << v << '"'; }, ", ");
+              os << ";\n";
+              return success();
+            })
+            .Case([&](AliasOp alias) {
+              os << ".alias " << alias.getSymName() << ", "
+                 << alias.getAliasee() << ";\n";
+              return success();
+            })
+            .Case([&](GlobalOp global) {
+              if (!global.getLinkage().empty())
+                os << global.getLinkage() << ' ';
+              os << global.getSpace() << ' ' << global.getDecl() << ' '
+                 << global.getSymName();
+              if (std::optional<ArrayRef<int64_t>> dims = global.getDims())
+                printDims(*dims);
+              if (std::optional<StringRef> init = global.getInit())
+                os << " = " << *init;
+              os << ";\n";
+              return success();
+            })
+            .Case([&](PrototypeOp proto) {
+              printSignature(proto.getEntry(), proto.getLinkage(),
+                             proto.getCallee(), proto.getResults(),
+                             proto.getParams(), proto.getDirectives());
+              os << ";\n";
+              return success();
+            })
+            .Case([&](FuncOp func) {
+              printSignature(func.getEntry(), func.getLinkage(),
+                             func.getSymName(), func.getResults(),
+                             func.getParams(), func.getDirectives());
+              if (func.isExternal()) {
+                os << ";\n";
+                return success();
+              }
+              return printBody(func);
+            })
+            .Default([&](Operation *op) {
+              return op->emitOpError("cannot be exported to PTX");
+            });
+    if (failed(result))
+      return failure();
+  }
+  return success();
+}
+
+void Exporter::alignToSourceLine(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
+    loc = fused.getLocations().front();
+  auto fileLoc = llvm::dyn_cast<FileLineColLoc>(loc);
+  if (!fileLoc || !sourceFile || fileLoc.getFilename() != sourceFile)
+    return;
+  while (os.line() < fileLoc.getLine())
+    os << '\n';
+}
+
+void Exporter::printDims(ArrayRef<int64_t> dims) {
+  for (int64_t dim : dims) {
+    os << '[';
+    if (dim >= 0)
+      os << dim;
+    os << ']';
+  }
+}
+
+void Exporter::printParam(ParamAttr param) {
+  os << param.getSpace() << ' ' << param.getDecl();
+  if (!param.getName().empty())
+    os << ' ' << param.getName();
+  printDims(param.getDims().asArrayRef());
+}
+
+void Exporter::printSignature(bool entry, StringRef linkage, StringRef name,
+                              ArrayAttr results, ArrayAttr params,
+                              ArrayAttr directives) {
+  if (!linkage.empty())
+    os << linkage << ' ';
+  os << (entry ? ".entry " : ".func ");
+  if (!entry && !results.empty()) {
+    os << '(';
+    llvm::interleave(
+        results.getAsRange<ParamAttr>(), os,
+        [&](ParamAttr p) { printParam(p); }, ", ");
+    os << ") ";
+  }
+  os << name;
+  if (!params.empty() || entry) {
+    os << "(\n";
+    llvm::interleave(
+        params.getAsRange<ParamAttr>(), os,
+        [&](ParamAttr p) {
+          os << '\t';
+          printParam(p);
+        },
+        ",\n");
+    os << "\n)";
+  }
+  for (DirectiveAttr directive : directives.getAsRange<DirectiveAttr>()) {
+    os << "\n." << directive.getName();
+    bool first = true;
+    for (Attribute value : directive.getValues()) {
+      os << (first ? " " : ", ");
+      first = false;
+      if (auto str = llvm::dyn_cast<StringAttr>(value))
+        os << '"' << str.getValue() << '"';
+      else
+        os << llvm::cast<IntegerAttr>(value).getInt();
+    }
+    if (directive.getName() == "pragma")
+      os << ';';
+  }
+  os << "\n";
+}
+
+std::string Exporter::nameOf(Value value) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(value))
+    return argNames[arg.getArgNumber()].str();
+  Operation *def = value.getDefiningOp();
+  if (auto reg = llvm::dyn_cast<RegOp>(def))
+    return reg.getRegName(llvm::cast<OpResult>(value).getResultNumber());
+  return llvm::cast<VarOp>(def).getName().str();
+}
+
+StringRef Exporter::labelOf(Block *block) {
+  if (!block->empty())
+    if (auto label = llvm::dyn_cast<LabelOp>(block->front()))
+      return label.getName();
+  return {};
+}
+
+LogicalResult Exporter::printBody(FuncOp func) {
+  argNames.clear();
+  for (ArrayAttr list : {func.getResults(), func.getParams()})
+    for (ParamAttr param : list.getAsRange<ParamAttr>())
+      argNames.push_back(param.getName());
+  os << "{\n";
+  for (Block &block : func.getBody()) {
+    for (Operation &op : block) {
+      alignToSourceLine(&op);
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](LabelOp label) {
+                os << label.getName() << ":\n";
+                return success();
+              })
+              .Case([&](RegOp reg) {
+                os << "\t.reg " << reg.getDecl() << " \t" << reg.getName();
+                if (std::optional<uint32_t> count = reg.getCount())
+                  os << '<' << *count << '>';
+                os << ";\n";
+                return success();
+              })
+              .Case([&](VarOp var) {
+                os << '\t' << var.getSpace() << ' ' << var.getDecl() << ' '
+                   << var.getName();
+                if (std::optional<ArrayRef<int64_t>> dims = var.getDims())
+                  printDims(*dims);
+                if (std::optional<StringRef> init = var.getInit())
+                  os << " = " << *init;
+                os << ";\n";
+                return success();
+              })
+              .Case([&](ScopeBeginOp) {
+                os << "\t{\n";
+                return success();
+              })
+              .Case([&](ScopeEndOp) {
+                os << "\t}\n";
+                return success();
+              })
+              .Case([&](LocOp loc) {
+                os << "\t.loc\t" << loc.getFile() << ' ' << loc.getLine()
+                   << ' ' << loc.getColumn();
+                if (!loc.getRest().empty())
+                  os << loc.getRest();
+                os << "\n";
+                return success();
+              })
+              .Case([&](PragmaOp pragma) {
+                os << "\t.pragma ";
+                llvm::interleave(
+                    pragma.getValues().getAsValueRange<StringAttr>(), os,
+                    [&](StringRef v) { os << '"' << v << '"'; }, ", ");
+                os << ";\n";
+                return success();
+              })
+              .Case([&](BranchTargetsOp table) {
+                os << table.getName() << ": .branchtargets ";
+                llvm::interleave(
+                    table.getLabels().getAsValueRange<StringAttr>(), os, ", ");
+                os << ";\n";
+                return success();
+              })
+              .Case([&](CallTargetsOp table) {
+                os << table.getName() << ": .calltargets ";
+                llvm::interleave(
+                    table.getCallees().getAsRange<FlatSymbolRefAttr>(), os,
+                    [&](FlatSymbolRefAttr f) { os << f.getValue(); }, ", ");
+                os << ";\n";
+                return success();
+              })
+              .Case([&](CallPrototypeOp proto) {
+                os << proto.getName() << " : .callprototype "
+                   << proto.getSignature() << ";\n";
+                return success();
+              })
+              .Case([&](FallthroughOp) { return success(); })
+              .Default([&](Operation *inst) { return printInstruction(inst); });
+      if (failed(result))
+        return failure();
+    }
+  }
+  os << "}\n";
+  return success();
+}
+
+LogicalResult Exporter::printInstruction(Operation *op) {
+  auto inst = llvm::dyn_cast<InstructionOpInterface>(op);
+  if (!inst)
+    return op->emitOpError("cannot be exported to PTX");
+  os << '\t';
+  if (Value guard = inst.getGuard())
+    os << '@' << (inst.getNegated() ? "!" : "") << nameOf(guard) << ' ';
+  os << inst.getOpcode();
+  OperandRange refs = inst.getRefs();
+  OperandRange::iterator ref = refs.begin();
+  bool first = true;
+  for (Attribute arg : inst.getArgs()) {
+    os << (first ? " \t" : ", ");
+    first = false;
+    if (failed(printOperand(arg, op, ref)))
+      return failure();
+  }
+  os << ";\n";
+  return success();
+}
+
+LogicalResult Exporter::printOperand(Attribute arg, Operation *op,
+                                     OperandRange::iterator &ref) {
+  auto printList = [&](ArrayRef<Attribute> elements, char open, char close) {
+    os << open;
+    bool first = true;
+    for (Attribute element : elements) {
+      if (!first)
+        os << ", ";
+      first = false;
+      if (failed(printOperand(element, op, ref)))
+        return failure();
+    }
+    os << close;
+    return success();
+  };
+  return llvm::TypeSwitch<Attribute, LogicalResult>(arg)
+      .Case([&](RegOperandAttr reg) {
+        os << nameOf(*ref++);
+        if (!reg.getComponent().empty())
+          os << '.' << reg.getComponent();
+        return success();
+      })
+      .Case([&](ImmOperandAttr imm) {
+        os << imm.getText();
+        return success();
+      })
+      .Case([&](SymOperandAttr sym) {
+        os << sym.getName().getValue();
+        return success();
+      })
+      .Case([&](IdOperandAttr id) {
+        os << id.getName();
+        return success();
+      })
+      .Case([&](LabelOperandAttr label) -> LogicalResult {
+        if (label.getIndex() >= op->getNumSuccessors())
+          return op->emitOpError("names successor ")
+                 << label.getIndex() << " but has "
+                 << op->getNumSuccessors();
+        StringRef name = labelOf(op->getSuccessor(label.getIndex()));
+        if (name.empty())
+          return op->emitOpError("branches to a block without a label");
+        os << name;
+        return success();
+      })
+      .Case([&](AddrOperandAttr addr) {
+        os << '[';
+        if (failed(printOperand(addr.getBase(), op, ref)))
+          return failure();
+        if (addr.getOffset() != 0)
+          os << '+' << addr.getOffset();
+        for (Attribute element : addr.getRest()) {
+          os << ", ";
+          if (failed(printOperand(element, op, ref)))
+            return failure();
+        }
+        os << ']';
+        return success();
+      })
+      .Case([&](VecOperandAttr vec) {
+        return printList(vec.getElements().getValue(), '{', '}');
+      })
+      .Case([&](ListOperandAttr list) {
+        return printList(list.getElements().getValue(), '(', ')');
+      })
+      .Case([&](PairOperandAttr pair) {
+        if (failed(printOperand(pair.getFirst(), op, ref)))
+          return failure();
+        os << '|';
+        return printOperand(pair.getSecond(), op, ref);
+      })
+      .Case([&](NotOperandAttr neg) {
+        os << '!';
+        return printOperand(neg.getOperand(), op, ref);
+      })
+      .Default([&](Attribute) -> LogicalResult {
+        return op->emitOpError("has an operand that is not a PTX operand: ")
+               << arg;
+      });
+}
+
+LogicalResult ptxbench::exportPTX(ptx::ModuleOp module,
+                                  llvm::raw_ostream &os) {
+  return Exporter(os).exportModule(module);
+}
+
+LogicalResult ptxbench::exportPTX(Operation *op, llvm::raw_ostream &os) {
+  if (auto module = llvm::dyn_cast<ptx::ModuleOp>(op))
+    return exportPTX(module, os);
+  SmallVector<ptx::ModuleOp> modules;
+  op->walk([&](ptx::ModuleOp module) { modules.push_back(module); });
+  if (modules.size() != 1)
+    return op->emitError("expected exactly one ptx.module to export, found ")
+           << modules.size();
+  return exportPTX(modules.front(), os);
+}
+
+void ptxbench::registerExportPTXTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "export-ptx", "export the ptx dialect as PTX",
+      [](Operation *op, llvm::raw_ostream &os) { return exportPTX(op, os); },
+      [](DialectRegistry &registry) { registry.insert<PTXDialect>(); });
+}

@@ -1,0 +1,39 @@
+# lit configuration for the ptxbench tests.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "PTXBENCH"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".ptx", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ptxbench_obj_root, "test")
+config.excludes = ["Unit", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt",
+                   "Inputs", "corpus"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%ptxbench_src", config.ptxbench_src_root))
+config.substitutions.append(("%ptxbench_obj", config.ptxbench_obj_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.ptxbench_tools_dir, config.llvm_tools_dir]
+tools = ["ptxbench", "ptxbench-opt", "ptxbench-translate"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas assembles the round-trip tests; without it they are unsupported
+# (lit prints them as such, so a missing toolkit is visible).
+ptxas = config.ptxas_executable
+if not ptxas or not os.path.exists(ptxas):
+    ptxas = shutil.which("ptxas")
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+# A GPU is present when the driver library loads and reports a device.
+if os.path.exists("/dev/nvidiactl") and shutil.which("nvidia-smi"):
+    config.available_features.add("cuda")

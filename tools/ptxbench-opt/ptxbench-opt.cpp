@@ -1,0 +1,157 @@
+//===- ptxbench-opt.cpp - Passes over the ptx dialect ---------------------===//
+//
+// mlir-opt for ptxbench: reads a .ptx file (imported directly) or a .mlir
+// file, runs a pass pipeline, and writes MLIR or, with --emit=ptx, PTX.
+// Supports --split-input-file and --verify-diagnostics, so lit tests check
+// importer errors on PTX files themselves.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Conversion/ExportPTX.h"
+#include "ptxbench/Conversion/ImportPTX.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace llvm;
+
+namespace {
+
+enum class Emit { MLIR, PTX };
+enum class InputKind { Auto, PTX, MLIR };
+
+cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input file>"),
+                                   cl::init("-"));
+cl::opt<std::string> outputFilename("o", cl::desc("Output filename"),
+                                    cl::value_desc("filename"), cl::init("-"));
+cl::opt<Emit> emit("emit", cl::desc("What to write"), cl::init(Emit::MLIR),
+                   cl::values(clEnumValN(Emit::MLIR, "mlir", "the ptx dialect"),
+                              clEnumValN(Emit::PTX, "ptx", "PTX text")));
+cl::opt<InputKind> inputKind(
+    "x", cl::desc("Input language (default: by extension or contents)"),
+    cl::init(InputKind::Auto),
+    cl::values(clEnumValN(InputKind::PTX, "ptx", "PTX text"),
+               clEnumValN(InputKind::MLIR, "mlir", "MLIR")));
+cl::opt<bool> splitInputFile("split-input-file",
+                             cl::desc("Process chunks split by '// -----'"));
+cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("Check diagnostics against expected-* comments"));
+
+/// Whether `buffer` is PTX: the file is named .ptx, or its first token is a
+/// PTX directive.
+bool isPTX(StringRef name, StringRef buffer) {
+  if (inputKind != InputKind::Auto)
+    return inputKind == InputKind::PTX;
+  if (name.ends_with(".ptx"))
+    return true;
+  if (name.ends_with(".mlir"))
+    return false;
+  // Skip blank lines and comments.
+  while (!buffer.empty()) {
+    buffer = buffer.ltrim();
+    if (buffer.starts_with("//")) {
+      buffer = buffer.drop_until([](char c) { return c == '\n'; });
+      continue;
+    }
+    break;
+  }
+  return buffer.starts_with(".version");
+}
+
+LogicalResult processBuffer(std::unique_ptr<MemoryBuffer> buffer,
+                            raw_ostream &os, PassPipelineCLParser &pipeline) {
+  MLIRContext context;
+  context.loadDialect<ptxbench::ptx::PTXDialect>();
+  context.allowUnregisteredDialects(false);
+  StringRef name = buffer->getBufferIdentifier();
+  bool ptxInput = isPTX(inputFilename, buffer->getBuffer());
+  (void)name;
+
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
+
+  auto run = [&]() -> LogicalResult {
+    OwningOpRef<Operation *> op;
+    if (ptxInput) {
+      OwningOpRef<ptxbench::ptx::ModuleOp> module =
+          ptxbench::importPTX(sourceMgr, &context);
+      if (!module)
+        return failure();
+      op = OwningOpRef<Operation *>(module.release().getOperation());
+    } else {
+      op = parseSourceFile(sourceMgr, &context);
+      if (!op)
+        return failure();
+    }
+    PassManager pm(&context, op.get()->getName().getStringRef());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    auto errorHandler = [&](const Twine &msg) {
+      emitError(UnknownLoc::get(&context)) << msg;
+      return failure();
+    };
+    if (failed(pipeline.addToPipeline(pm, errorHandler)) ||
+        failed(pm.run(op.get())))
+      return failure();
+    if (emit == Emit::PTX)
+      return ptxbench::exportPTX(op.get(), os);
+    op.get()->print(os);
+    os << '\n';
+    return success();
+  };
+
+  if (!verifyDiagnostics) {
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    return run();
+  }
+  SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);
+  (void)run();
+  return handler.verify();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM y(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  PassPipelineCLParser pipeline("", "Passes to run");
+  cl::ParseCommandLineOptions(argc, argv, "ptxbench analysis driver\n");
+
+  std::string errorMessage;
+  std::unique_ptr<MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    errs() << errorMessage << "\n";
+    return 1;
+  }
+  std::unique_ptr<ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    errs() << errorMessage << "\n";
+    return 1;
+  }
+  auto chunkFn = [&](std::unique_ptr<MemoryBuffer> chunk, raw_ostream &os) {
+    return processBuffer(std::move(chunk), os, pipeline);
+  };
+  if (failed(splitAndProcessBuffer(std::move(input), chunkFn, output->os(),
+                                   splitInputFile ? kDefaultSplitMarker : "",
+                                   kDefaultSplitMarker)))
+    return 1;
+  output->keep();
+  return 0;
+}

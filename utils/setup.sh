@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# setup.sh - install what is missing on Debian 12, configure and build.
+#
+#   utils/setup.sh [extra cmake args...]
+#
+# Installs LLVM/MLIR 22, GoogleTest, Ninja and the static-link libraries
+# from Debian when they are missing (as root, or through sudo), then
+# configures build/ (Release) and builds every tool and test binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ python3 llvm-22-dev libmlir-22-dev mlir-22-tools
+          llvm-22-tools libgtest-dev libzstd-dev libz3-dev libxml2-dev
+          libedit-dev libffi-dev zlib1g-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+PATH="$PATH:/usr/local/cuda/bin"
+if ! command -v ptxas >/dev/null; then
+  echo "setup: note: ptxas (CUDA toolkit) not found; the cubin round-trip tests will be unsupported"
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "$@"
+cmake --build build
