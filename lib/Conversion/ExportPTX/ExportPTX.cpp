@@ -23,24 +23,69 @@ using namespace ptxbench::ptx;
 
 namespace {
 
-/// Forwards to another stream and counts the lines written.
+/// Forwards to another stream, counting lines, or captures into a string.
 class LineCountingStream : public llvm::raw_ostream {
 public:
   explicit LineCountingStream(llvm::raw_ostream &out) : out(out) {
     SetUnbuffered();
   }
   unsigned line() const { return lines + 1; }
+  bool atLineStart() const { return lastChar == '\n'; }
+  /// While `buffer` is set, output goes there and is not counted.
+  void capture(std::string *buffer) { captured = buffer; }
 
 private:
   void write_impl(const char *ptr, size_t size) override {
+    if (captured) {
+      captured->append(ptr, size);
+      return;
+    }
+    if (size == 0)
+      return;
     lines += std::count(ptr, ptr + size, '\n');
+    lastChar = ptr[size - 1];
     out.write(ptr, size);
   }
   uint64_t current_pos() const override { return out.tell(); }
 
   llvm::raw_ostream &out;
+  std::string *captured = nullptr;
   unsigned lines = 0;
+  char lastChar = '\n';
 };
+
+/// A statement with comments, whitespace and zero address offsets removed,
+/// to tell whether recorded text and the op still say the same thing.
+std::string normalize(StringRef text) {
+  std::string result;
+  result.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      size_t close = text.find("*/", i + 2);
+      i = close == StringRef::npos ? text.size() : close + 1;
+      continue;
+    }
+    if (llvm::isSpace(c))
+      continue;
+    if (c == '+' && i + 1 < text.size() && text[i + 1] == '0') {
+      size_t j = i + 2;
+      while (j < text.size() && llvm::isSpace(text[j]))
+        ++j;
+      if (j < text.size() && (text[j] == ']' || text[j] == ',')) {
+        i += 1;
+        continue;
+      }
+    }
+    result += c;
+  }
+  return result;
+}
 
 class Exporter {
 public:
@@ -62,10 +107,17 @@ private:
   std::string nameOf(Value value);
   StringRef labelOf(Block *block);
 
-  /// Pads with blank lines up to the PTX line `op` was imported from, so
-  /// debug line tables, which ptxas builds from PTX line numbers, come out
-  /// the same. Ops without a PTX location print where they fall.
-  void alignToSourceLine(Operation *op);
+  /// The PTX line `loc` is on in the imported file, or 0.
+  unsigned sourceLine(Location loc);
+  unsigned sourceLine(Operation *op) { return sourceLine(op->getLoc()); }
+  /// Prints `op` through `print`, on its source line: ptxas builds debug
+  /// line tables from PTX line numbers, so ops are padded down to the line
+  /// they came from. When the op carries its source text (ptx.text) and
+  /// still says the same, the text is printed as written, since ptxas also
+  /// embeds the text of each line in a cubin with line info.
+  LogicalResult emit(Operation *op, llvm::function_ref<LogicalResult()> print);
+  LogicalResult printModuleItem(Operation *item);
+  LogicalResult printBodyOp(Operation *op);
 
   LineCountingStream os;
   /// The PTX file the module was imported from, if any.
@@ -78,16 +130,37 @@ private:
 
 LogicalResult Exporter::exportModule(ptx::ModuleOp module) {
   sourceFile = module.getSourceAttr();
-  alignToSourceLine(module);
+  for (unsigned line = sourceLine(module); os.line() < line;)
+    os << '\n';
   os << ".version " << module.getVersion() << "\n.target ";
   llvm::interleave(module.getTarget().getAsValueRange<StringAttr>(), os, ", ");
   os << "\n";
   if (std::optional<uint32_t> size = module.getAddressSize())
     os << ".address_size " << *size << "\n";
   for (Operation &item : module.getBody()->getOperations()) {
-    alignToSourceLine(&item);
-    LogicalResult result =
-        llvm::TypeSwitch<Operation *, LogicalResult>(&item)
+    auto func = llvm::dyn_cast<FuncOp>(item);
+    if (!func) {
+      if (failed(emit(&item, [&] { return printModuleItem(&item); })))
+        return failure();
+      continue;
+    }
+    if (failed(emit(func, [&] {
+          printSignature(func.getEntry(), func.getLinkage(),
+                         func.getSymName(), func.getResults(),
+                         func.getParams(), func.getDirectives());
+          if (func.isExternal())
+            os << ";\n";
+          return success();
+        })))
+      return failure();
+    if (!func.isExternal() && failed(printBody(func)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Exporter::printModuleItem(Operation *item) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(item)
             .Case([&](FileOp file) {
               os << "\t.file\t" << file.getIndex() << " \"" << file.getPath()
                  << "\"";
@@ -133,34 +206,45 @@ LogicalResult Exporter::exportModule(ptx::ModuleOp module) {
               os << ";\n";
               return success();
             })
-            .Case([&](FuncOp func) {
-              printSignature(func.getEntry(), func.getLinkage(),
-                             func.getSymName(), func.getResults(),
-                             func.getParams(), func.getDirectives());
-              if (func.isExternal()) {
-                os << ";\n";
-                return success();
-              }
-              return printBody(func);
-            })
             .Default([&](Operation *op) {
               return op->emitOpError("cannot be exported to PTX");
             });
-    if (failed(result))
-      return failure();
-  }
-  return success();
 }
 
-void Exporter::alignToSourceLine(Operation *op) {
-  Location loc = op->getLoc();
+unsigned Exporter::sourceLine(Location loc) {
   if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
     loc = fused.getLocations().front();
   auto fileLoc = llvm::dyn_cast<FileLineColLoc>(loc);
   if (!fileLoc || !sourceFile || fileLoc.getFilename() != sourceFile)
-    return;
-  while (os.line() < fileLoc.getLine())
-    os << '\n';
+    return 0;
+  return fileLoc.getLine();
+}
+
+LogicalResult Exporter::emit(Operation *op,
+                             llvm::function_ref<LogicalResult()> print) {
+  auto text = op->getAttrOfType<StringAttr>(ptx::kTextAttrName);
+  unsigned line = sourceLine(op);
+  // A statement that shared its source line with the previous one continues
+  // it; anything else starts on its own line, padded to its source line.
+  if (!(text && line && line == os.line() && !os.atLineStart())) {
+    while (line && os.line() < line)
+      os << '\n';
+    if (!os.atLineStart())
+      os << '\n';
+  }
+  if (!text)
+    return print();
+  std::string regenerated;
+  os.capture(&regenerated);
+  LogicalResult printed = print();
+  os.capture(nullptr);
+  if (failed(printed))
+    return failure();
+  if (normalize(regenerated) == normalize(text.getValue()))
+    os << text.getValue();
+  else
+    os << regenerated;
+  return success();
 }
 
 void Exporter::printDims(ArrayRef<int64_t> dims) {
@@ -193,7 +277,10 @@ void Exporter::printSignature(bool entry, StringRef linkage, StringRef name,
     os << ") ";
   }
   os << name;
-  if (!params.empty() || entry) {
+  // nvcc writes `()` for an empty parameter list; so do we.
+  if (params.empty()) {
+    os << "()";
+  } else {
     os << "(\n";
     llvm::interleave(
         params.getAsRange<ParamAttr>(), os,
@@ -242,12 +329,25 @@ LogicalResult Exporter::printBody(FuncOp func) {
   for (ArrayAttr list : {func.getResults(), func.getParams()})
     for (ParamAttr param : list.getAsRange<ParamAttr>())
       argNames.push_back(param.getName());
+  if (!os.atLineStart())
+    os << '\n';
   os << "{\n";
-  for (Block &block : func.getBody()) {
-    for (Operation &op : block) {
-      alignToSourceLine(&op);
-      LogicalResult result =
-          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+  for (Block &block : func.getBody())
+    for (Operation &op : block)
+      if (!llvm::isa<FallthroughOp>(op) &&
+          failed(emit(&op, [&] { return printBodyOp(&op); })))
+        return failure();
+  if (!os.atLineStart())
+    os << '\n';
+  if (std::optional<LocationAttr> end = func.getBodyEnd())
+    for (unsigned line = sourceLine(*end); os.line() < line;)
+      os << '\n';
+  os << "}\n";
+  return success();
+}
+
+LogicalResult Exporter::printBodyOp(Operation *bodyOp) {
+  return    llvm::TypeSwitch<Operation *, LogicalResult>(bodyOp)
               .Case([&](LabelOp label) {
                 os << label.getName() << ":\n";
                 return success();
@@ -315,12 +415,6 @@ LogicalResult Exporter::printBody(FuncOp func) {
               })
               .Case([&](FallthroughOp) { return success(); })
               .Default([&](Operation *inst) { return printInstruction(inst); });
-      if (failed(result))
-        return failure();
-    }
-  }
-  os << "}\n";
-  return success();
 }
 
 LogicalResult Exporter::printInstruction(Operation *op) {

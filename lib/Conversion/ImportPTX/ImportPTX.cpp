@@ -73,6 +73,10 @@ public:
     StringRef name = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
                          ->getBufferIdentifier();
     fileName = builder.getStringAttr(name.empty() ? "<stdin>" : name);
+    StringRef buffer =
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+    keepText = buffer.contains(".loc");
+    builder.setListener(&firstOp);
     regOperand = RegOperandAttr::get(context, "");
     advance();
   }
@@ -85,7 +89,10 @@ private:
   // Tokens and errors
   //===--------------------------------------------------------------------===//
 
-  void advance() { tok = lexer.next(); }
+  void advance() {
+    prevEnd = tok.text.data() + tok.text.size();
+    tok = lexer.next();
+  }
   Location loc(const Token &t) {
     return FileLineColLoc::get(fileName, t.line, t.column);
   }
@@ -141,6 +148,7 @@ private:
 
   LogicalResult parseHeader();
   LogicalResult parseModuleItem();
+  LogicalResult parseModuleItemWithText();
   LogicalResult parseFile();
   LogicalResult parseSection();
   LogicalResult parseAlias();
@@ -201,10 +209,41 @@ private:
   }
   Location instructionLoc(const Token &t);
 
+  /// Remembers the first op a statement creates, to attach its text to.
+  struct FirstOpListener : OpBuilder::Listener {
+    Operation *first = nullptr;
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      if (!first && !llvm::isa<FallthroughOp>(op))
+        first = op;
+    }
+  };
+
+  /// With debug line info, ptxas embeds the PTX text of every line in the
+  /// cubin, so the exporter must be able to print each statement exactly as
+  /// written. Records the statement that began at `start` on `op` as
+  /// `ptx.text`: up to the next statement when it follows on the same line,
+  /// else up to the end of the line (a trailing comment included).
+  void recordText(Operation *op, const char *start) {
+    if (!keepText || !op)
+      return;
+    const char *next = tok.kind == Token::Eof ? lexer.bufferEnd() : tok.text.data();
+    StringRef gap(prevEnd, next - prevEnd);
+    const char *end = next;
+    size_t newline = gap.find('\n');
+    if (newline != StringRef::npos)
+      end = prevEnd + newline; // trailing blanks too: ptxas keeps them
+    op->setAttr(kTextAttrName, builder.getStringAttr(StringRef(start, end - start)));
+  }
+
   MLIRContext *context;
   OpBuilder builder;
+  FirstOpListener firstOp;
   Lexer lexer;
   Token tok;
+  const char *prevEnd = nullptr;
+  /// Whether ops keep their source text (the module has .loc line info).
+  bool keepText = false;
   StringAttr fileName;
   RegOperandAttr regOperand;
 
@@ -239,7 +278,7 @@ OwningOpRef<ptx::ModuleOp> Importer::run() {
     return nullptr;
   builder.setInsertionPointToEnd(module.getBody());
   while (tok.kind != Token::Eof)
-    if (failed(parseModuleItem()))
+    if (failed(parseModuleItemWithText()))
       return nullptr;
   for (auto &use : pendingSymbolUses)
     if (!symbols.count(use.first())) {
@@ -293,6 +332,19 @@ LogicalResult Importer::parseHeader() {
                                          addressSize);
   moduleOwner = module;
   module.setSourceAttr(fileName);
+  return success();
+}
+
+LogicalResult Importer::parseModuleItemWithText() {
+  const char *start = tok.text.data();
+  firstOp.first = nullptr;
+  if (failed(parseModuleItem()))
+    return failure();
+  // Functions record their signature's text themselves, before the body.
+  Operation *item = firstOp.first;
+  if (item && item->getParentOp() == module &&
+      !llvm::isa<FuncOp, PrototypeOp>(item))
+    recordText(item, start);
   return success();
 }
 
@@ -622,10 +674,11 @@ FailureOr<ArrayAttr> Importer::parsePerfDirectives() {
 void Importer::demoteToPrototype(FuncOp func) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(func);
-  builder.create<PrototypeOp>(
+  auto proto = builder.create<PrototypeOp>(
       func.getLoc(), FlatSymbolRefAttr::get(context, func.getSymName()),
       func.getEntryAttr(), func.getLinkageAttr(), func.getResultsAttr(),
       func.getParamsAttr(), func.getDirectivesAttr());
+  proto->setDiscardableAttrs(func->getDiscardableAttrDictionary());
   func.erase();
 }
 
@@ -666,10 +719,16 @@ LogicalResult Importer::parseFunction(StringRef linkage, Token start) {
   }
   auto func = builder.create<FuncOp>(
       loc(start), builder.getStringAttr(*name), isEntry,
-      builder.getStringAttr(linkage), results, params, *directives);
+      builder.getStringAttr(linkage), results, params, *directives,
+      LocationAttr());
   symbols[*name] = func;
-  if (!hasBody)
-    return expect(';', "or '{' after the function signature");
+  if (!hasBody) {
+    if (failed(expect(';', "or '{' after the function signature")))
+      return failure();
+    recordText(func, start.text.data());
+    return success();
+  }
+  recordText(func, start.text.data());
   return parseBody(func);
 }
 
@@ -744,9 +803,13 @@ LogicalResult Importer::parseBody(FuncOp func) {
     if (tok.kind == Token::Eof)
       return error("unexpected end of file in the body of '" +
                    func.getSymName() + "'");
+    const char *start = tok.text.data();
+    firstOp.first = nullptr;
     if (failed(parseStatement()))
       return failure();
+    recordText(firstOp.first, start);
   }
+  func.setBodyEndAttr(loc(tok));
   advance(); // '}'
   if (block) {
     builder.setInsertionPointToEnd(block);

@@ -30,6 +30,12 @@
 
 namespace ptxbench::ptx {
 
+/// The discardable attribute holding a statement's PTX text as written. The
+/// importer keeps it for modules with debug line info, where ptxas embeds
+/// the PTX text in the cubin; the exporter prints it in place of its own
+/// spelling when both say the same thing.
+constexpr llvm::StringLiteral kTextAttrName = "ptx.text";
+
 /// Calls `fn` on every `#ptx.r` placeholder in `arg`, in order; nested
 /// operands (addresses, vectors, lists, pairs) are walked depth first.
 void walkRegOperands(mlir::Attribute arg,

@@ -85,7 +85,8 @@ def PTX_FuncOp : PTX_Op<"func", [IsolatedFromAbove, Symbol,
                        DefaultValuedStrAttr<StrAttr, "">:$linkage,
                        TypedArrayAttrBase<PTX_ParamAttr, "results">:$results,
                        TypedArrayAttrBase<PTX_ParamAttr, "parameters">:$params,
-                       TypedArrayAttrBase<PTX_DirectiveAttr, "directives">:$directives);
+                       TypedArrayAttrBase<PTX_DirectiveAttr, "directives">:$directives,
+                       OptionalAttr<LocationAttr>:$body_end);
   let regions = (region AnyRegion:$body);
   let assemblyFormat = [{
     (`entry` $entry^)? $linkage $sym_name `(` $params `)` `->` `(` $results `)`
