@@ -122,6 +122,9 @@ private:
   LineCountingStream os;
   /// The PTX file the module was imported from, if any.
   StringAttr sourceFile;
+  /// The source line of the statement just printed from its text, which the
+  /// next statement continues when it was written on the same line.
+  unsigned lastTextLine = 0;
   /// Per function: parameter names, by entry-block argument number.
   SmallVector<StringRef> argNames;
 };
@@ -226,7 +229,10 @@ LogicalResult Exporter::emit(Operation *op,
   unsigned line = sourceLine(op);
   // A statement that shared its source line with the previous one continues
   // it; anything else starts on its own line, padded to its source line.
-  if (!(text && line && line == os.line() && !os.atLineStart())) {
+  bool continuesLine = text && line && line == lastTextLine &&
+                       !os.atLineStart();
+  lastTextLine = 0;
+  if (!continuesLine) {
     while (line && os.line() < line)
       os << '\n';
     if (!os.atLineStart())
@@ -240,10 +246,15 @@ LogicalResult Exporter::emit(Operation *op,
   os.capture(nullptr);
   if (failed(printed))
     return failure();
-  if (normalize(regenerated) == normalize(text.getValue()))
-    os << text.getValue();
-  else
+  if (normalize(regenerated) != normalize(text.getValue())) {
     os << regenerated;
+    return success();
+  }
+  // Indent as the regenerated form would (ptxas ignores indentation).
+  if (os.atLineStart() && !regenerated.empty() && regenerated[0] == '\t')
+    os << '\t';
+  os << text.getValue();
+  lastTextLine = line;
   return success();
 }
 

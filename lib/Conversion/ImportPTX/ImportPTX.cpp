@@ -54,6 +54,15 @@ bool isSpecialRegister(StringRef name) {
          llvm::all_of(base.drop_front(7), llvm::isDigit);
 }
 
+/// Whether `buffer` has `.loc` directives (a cheap scan, before parsing).
+bool hasLineInfo(StringRef buffer) {
+  for (size_t pos = buffer.find(".loc"); pos != StringRef::npos;
+       pos = buffer.find(".loc", pos + 4))
+    if (pos + 4 < buffer.size() && (buffer[pos + 4] == ' ' || buffer[pos + 4] == '\t'))
+      return true;
+  return false;
+}
+
 /// Names declared in one `{ }` scope of a function body.
 struct Scope {
   llvm::StringMap<Value> names;
@@ -75,7 +84,7 @@ public:
     fileName = builder.getStringAttr(name.empty() ? "<stdin>" : name);
     StringRef buffer =
         sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
-    keepText = buffer.contains(".loc");
+    keepText = hasLineInfo(buffer);
     builder.setListener(&firstOp);
     regOperand = RegOperandAttr::get(context, "");
     advance();
