@@ -20,6 +20,7 @@ config.substitutions.append(("%ptxbench_obj", config.ptxbench_obj_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.ptxbench_tools_dir, config.llvm_tools_dir]
 tools = ["ptxbench", "ptxbench-opt", "ptxbench-translate"]

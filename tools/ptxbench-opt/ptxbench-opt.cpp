@@ -75,6 +75,9 @@ LogicalResult processBuffer(std::unique_ptr<MemoryBuffer> buffer,
                             raw_ostream &os, PassPipelineCLParser &pipeline) {
   MLIRContext context;
   context.loadDialect<ptxbench::ptx::PTXDialect>();
+  // Expected diagnostics are written without the op dump mlir-opt appends.
+  if (verifyDiagnostics)
+    context.printOpOnDiagnostic(false);
   context.allowUnregisteredDialects(false);
   StringRef name = buffer->getBufferIdentifier();
   bool ptxInput = isPTX(inputFilename, buffer->getBuffer());

@@ -350,7 +350,9 @@ LogicalResult Exporter::printBody(FuncOp func) {
         return failure();
   if (!os.atLineStart())
     os << '\n';
-  if (std::optional<LocationAttr> end = func.getBodyEnd())
+  // The closing brace keeps its line only when the body's ops kept theirs.
+  if (std::optional<LocationAttr> end = func.getBodyEnd();
+      end && sourceLine(func))
     for (unsigned line = sourceLine(*end); os.line() < line;)
       os << '\n';
   os << "}\n";

@@ -113,6 +113,8 @@ private:
   std::string describe(const Token &t) {
     if (t.kind == Token::Eof)
       return "end of file";
+    if (t.kind == Token::Error && t.text.starts_with("\""))
+      return "an unterminated string";
     return ("'" + t.text.take_front(40) + "'").str();
   }
   LogicalResult expect(char punct, StringRef what) {
@@ -323,11 +325,12 @@ LogicalResult Importer::parseHeader() {
       } while (consumeIf(','));
     } else if (tok.text == ".address_size") {
       advance();
+      Token sizeTok = tok;
       FailureOr<int64_t> size = parseInteger("32 or 64");
       if (failed(size))
         return failure();
       if (*size != 32 && *size != 64)
-        return error(".address_size must be 32 or 64");
+        return error(sizeTok, ".address_size must be 32 or 64");
       addressSize = *size;
     } else {
       break;
@@ -336,7 +339,7 @@ LogicalResult Importer::parseHeader() {
   if (version.empty())
     return error(start, "expected .version at the start of a PTX module");
   if (target.empty())
-    return error(start, "expected .target after .version");
+    return error("expected .target after .version, found " + describe(tok));
   module = builder.create<ptx::ModuleOp>(loc(start), version, target,
                                          addressSize);
   moduleOwner = module;
@@ -373,7 +376,7 @@ LogicalResult Importer::parseModuleItem() {
     SmallVector<StringRef> values;
     do {
       if (tok.kind != Token::String)
-        return error("expected a string after .pragma");
+        return error("expected a string after .pragma, found " + describe(tok));
       values.push_back(tok.text.drop_front().drop_back());
       advance();
     } while (consumeIf(','));
@@ -659,7 +662,8 @@ FailureOr<ArrayAttr> Importer::parsePerfDirectives() {
     if (word == ".pragma") {
       do {
         if (tok.kind != Token::String)
-          return error("expected a string after .pragma"), failure();
+          return error("expected a string after .pragma, found " + describe(tok)),
+                 failure();
         values.push_back(builder.getStringAttr(tok.text.drop_front().drop_back()));
         advance();
       } while (consumeIf(','));
@@ -867,7 +871,7 @@ LogicalResult Importer::parseStatement() {
     SmallVector<StringRef> values;
     do {
       if (tok.kind != Token::String)
-        return error("expected a string after .pragma");
+        return error("expected a string after .pragma, found " + describe(tok));
       values.push_back(tok.text.drop_front().drop_back());
       advance();
     } while (consumeIf(','));

@@ -91,7 +91,9 @@ const isa::InstrInfo *verifyInstruction(OpTy op) {
   if (Value guard = op.getGuard())
     if (auto reg = guard.getDefiningOp<RegOp>();
         reg && !reg.getDecl().contains(".pred")) {
-      op.emitOpError("guard ") << reg.getName() << " is not a .pred register";
+      op.emitOpError("guard ")
+          << reg.getRegName(llvm::cast<OpResult>(guard).getResultNumber())
+          << " is not a .pred register";
       return nullptr;
     }
   return info;

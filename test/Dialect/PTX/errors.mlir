@@ -2,8 +2,7 @@
 // against the ISA table, operand placeholders, labels, register ranges and
 // branch successors.
 
-// RUN: ptxbench-opt %s --split-input-file --verify-diagnostics \
-// RUN:   --mlir-print-op-on-diagnostic=false
+// RUN: ptxbench-opt %s --split-input-file --verify-diagnostics
 
 ptx.module version "8.7" target ["sm_90a"] address_size 64 {
   ptx.func entry ".visible" @k([]) -> ([]) directives [] {
