@@ -43,7 +43,8 @@ const llvm::StringMap<const InstrInfo *> &mnemonicIndex() {
 
 llvm::ArrayRef<InstrInfo> ptxbench::isa::instructions() { return instrTable; }
 
-const InstrInfo *ptxbench::isa::lookup(StringRef opcode) {
+/// The longest-prefix search behind lookup().
+static const InstrInfo *findRecord(StringRef opcode) {
   const auto &index = mnemonicIndex();
   // Try the whole opcode, then drop one trailing .modifier at a time.
   StringRef prefix = opcode;
@@ -57,6 +58,36 @@ const InstrInfo *ptxbench::isa::lookup(StringRef opcode) {
     prefix = prefix.take_front(dot);
   }
   return nullptr;
+}
+
+const InstrInfo *ptxbench::isa::lookup(StringRef opcode) {
+  // A module repeats a few hundred distinct opcodes many times: remember
+  // each full opcode's record (per thread, so no locking; bounded, so
+  // hostile input cannot grow it without limit).
+  thread_local llvm::StringMap<const InstrInfo *> cache;
+  auto it = cache.find(opcode);
+  if (it != cache.end())
+    return it->second;
+  const InstrInfo *info = findRecord(opcode);
+  if (cache.size() < 16384)
+    cache[opcode] = info;
+  return info;
+}
+
+bool ptxbench::isa::hasValidModifiers(StringRef opcode, const InstrInfo &info,
+                                      StringRef *firstInvalid) {
+  thread_local llvm::StringMap<bool> valid;
+  if (valid.count(opcode))
+    return true;
+  for (StringRef modifier : modifiers(opcode, info))
+    if (!info.allowsModifier(modifier)) {
+      if (firstInvalid)
+        *firstInvalid = modifier;
+      return false;
+    }
+  if (valid.size() < 16384)
+    valid[opcode] = true;
+  return true;
 }
 
 llvm::SmallVector<StringRef, 8>

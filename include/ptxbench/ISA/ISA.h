@@ -78,6 +78,11 @@ llvm::ArrayRef<InstrInfo> instructions();
 /// the one whose mnemonic is the longest dotted prefix. Null when none is.
 const InstrInfo *lookup(llvm::StringRef opcode);
 
+/// Whether every modifier of `opcode` fits a slot of `info` (its record);
+/// if not, `*firstInvalid` is set to the first one that does not.
+bool hasValidModifiers(llvm::StringRef opcode, const InstrInfo &info,
+                       llvm::StringRef *firstInvalid = nullptr);
+
 /// The modifiers of `opcode` after `info`'s mnemonic, each with its dot.
 llvm::SmallVector<llvm::StringRef, 8> modifiers(llvm::StringRef opcode,
                                                 const InstrInfo &info);

@@ -57,17 +57,16 @@ const isa::InstrInfo *verifyInstruction(OpTy op) {
                         << OpTy::getOperationName() << "' instruction";
     return nullptr;
   }
-  for (StringRef modifier : isa::modifiers(opcode, *info)) {
-    if (!info->allowsModifier(modifier)) {
-      InFlightDiagnostic diag = op.emitOpError("unknown modifier '")
-                                << modifier << "' in '" << opcode << "'";
-      std::string slots;
-      for (const isa::Slot &slot : info->slots)
-        slots += (slots.empty() ? "" : ", ") + slot.name.str();
-      diag.attachNote() << "'" << info->mnemonic << "' takes modifiers for: "
-                        << (slots.empty() ? "none" : slots);
-      return nullptr;
-    }
+  StringRef modifier;
+  if (!isa::hasValidModifiers(opcode, *info, &modifier)) {
+    InFlightDiagnostic diag = op.emitOpError("unknown modifier '")
+                              << modifier << "' in '" << opcode << "'";
+    std::string slots;
+    for (const isa::Slot &slot : info->slots)
+      slots += (slots.empty() ? "" : ", ") + slot.name.str();
+    diag.attachNote() << "'" << info->mnemonic << "' takes modifiers for: "
+                      << (slots.empty() ? "none" : slots);
+    return nullptr;
   }
   unsigned numArgs = op.getArgs().size();
   std::optional<unsigned> maxArgs = info->maxOperands();
