@@ -1,0 +1,27 @@
+//===- Commands.h - The subcommands of the ptxbench CLI --------*- C++ -*-===//
+//
+// Each subcommand lives in its own file, declares its llvm::cl::SubCommand
+// and options there, and exposes one entry point here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H
+#define PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H
+
+#include "llvm/Support/CommandLine.h"
+
+namespace ptxbench::cli {
+
+/// A subcommand: its llvm::cl::SubCommand and what runs it. Returns the
+/// process exit status.
+struct Command {
+  llvm::cl::SubCommand &subcommand;
+  int (*run)();
+};
+
+/// `ptxbench summary FILE.ptx [--export OUT.ptx]`.
+Command summaryCommand();
+
+} // namespace ptxbench::cli
+
+#endif // PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H
