@@ -1,0 +1,138 @@
+//===- LaunchPlan.h - The launch plan declared in a submission --*- C++ -*-===//
+//
+// A submission is kernels only; how to launch them is declared in comment
+// lines starting with `// @ptxbench` (see docs/launch-plan.md):
+//
+//   // @ptxbench kernel gemm grid=(ceildiv(N,128), ceildiv(M,128)) block=256
+//   // @ptxbench   args A, B, C, M, N, K
+//   // @ptxbench tensormap tmA tensor=A box=(128,64) swizzle=128B
+//   // @ptxbench workspace flags bytes=4*ceildiv(M,128) zero
+//
+// parseLaunchPlan() reads the syntax; resolveLaunchPlan() checks it against a
+// task and evaluates it for one workload into plain integers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_RUNTIME_LAUNCHPLAN_H
+#define PTXBENCH_RUNTIME_LAUNCHPLAN_H
+
+#include "ptxbench/Runtime/Expr.h"
+
+#include <array>
+#include <optional>
+
+namespace ptxbench::runtime {
+
+struct Task;
+
+/// The type of a scalar kernel argument.
+enum class ScalarType { I32, U32, I64, U64 };
+llvm::StringRef scalarTypeName(ScalarType type);
+unsigned scalarTypeSize(ScalarType type);
+
+/// One entry of a kernel's argument list as written: an expression with an
+/// optional `:type`. A lone name may denote a tensor, a workspace or a tensor
+/// map; that is decided against the task (resolveLaunchPlan).
+struct PlanArg {
+  Expr value;
+  std::optional<ScalarType> type;
+  SourceLoc loc;
+};
+
+struct KernelDecl {
+  std::string name;
+  SourceLoc loc;
+  std::array<Expr, 3> grid, block, cluster;
+  bool hasCluster = false;
+  Expr smem;
+  std::vector<PlanArg> args;
+  bool hasArgs = false;
+};
+
+enum class Swizzle { None, B32, B64, B128 };
+enum class Interleave { None, B16, B32 };
+enum class L2Promotion { None, B64, B128, B256 };
+enum class OobFill { Zero, NaN };
+
+struct TensorMapDecl {
+  std::string name;
+  std::string tensor;
+  SourceLoc loc, tensorLoc;
+  /// Box sizes in the tensor's shape order (outermost first).
+  std::vector<Expr> box;
+  Swizzle swizzle = Swizzle::None;
+  Interleave interleave = Interleave::None;
+  L2Promotion l2 = L2Promotion::None;
+  OobFill oob = OobFill::Zero;
+};
+
+struct WorkspaceDecl {
+  std::string name;
+  SourceLoc loc;
+  Expr bytes;
+  bool zero = false;
+};
+
+struct LaunchPlan {
+  std::string file;
+  std::vector<KernelDecl> kernels;
+  std::vector<TensorMapDecl> tensorMaps;
+  std::vector<WorkspaceDecl> workspaces;
+};
+
+/// Reads every `// @ptxbench` line of `source`. Errors name file:line:col.
+llvm::Expected<LaunchPlan> parseLaunchPlan(llvm::StringRef source,
+                                           llvm::StringRef fileName);
+
+//===----------------------------------------------------------------------===//
+// A plan evaluated for one workload
+//===----------------------------------------------------------------------===//
+
+struct ResolvedArg {
+  enum class Kind { Tensor, Workspace, TensorMap, Scalar } kind;
+  /// Index into the task's tensors, the plan's workspaces or tensor maps.
+  unsigned index = 0;
+  ScalarType type = ScalarType::I32;
+  int64_t value = 0;
+};
+
+struct ResolvedKernel {
+  std::string name;
+  std::array<uint32_t, 3> grid, block, cluster;
+  bool hasCluster = false;
+  uint32_t smem = 0;
+  std::vector<ResolvedArg> args;
+};
+
+struct ResolvedTensorMap {
+  std::string name;
+  unsigned tensor = 0;
+  std::vector<uint32_t> box; // outermost first
+  Swizzle swizzle;
+  Interleave interleave;
+  L2Promotion l2;
+  OobFill oob;
+};
+
+struct ResolvedWorkspace {
+  std::string name;
+  uint64_t bytes = 0;
+  bool zero = false;
+};
+
+struct ResolvedPlan {
+  std::vector<ResolvedKernel> kernels;
+  std::vector<ResolvedTensorMap> tensorMaps;
+  std::vector<ResolvedWorkspace> workspaces;
+};
+
+/// Checks names against `task` and evaluates every expression with
+/// `params` (one workload's shape parameters). Also checks the limits the
+/// driver would reject less clearly (dimension ranges, box sizes, rank).
+llvm::Expected<ResolvedPlan> resolveLaunchPlan(const LaunchPlan &plan,
+                                               const Task &task,
+                                               const Bindings &params);
+
+} // namespace ptxbench::runtime
+
+#endif // PTXBENCH_RUNTIME_LAUNCHPLAN_H

@@ -1,0 +1,98 @@
+//===- Task.h - A benchmark task: tensors, shapes, checks -------*- C++ -*-===//
+//
+// A task is data (tasks/<name>/task.json, see docs/harness.md): its shape
+// parameters, tensors with shape expressions, role and input distribution,
+// development and held-out workloads, tolerances, FLOP and byte counts, the
+// built-in reference, the baseline library and the requested feature
+// families per architecture.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_RUNTIME_TASK_H
+#define PTXBENCH_RUNTIME_TASK_H
+
+#include "ptxbench/Runtime/Expr.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <map>
+#include <optional>
+
+namespace ptxbench::runtime {
+
+enum class DType { BF16, F16, F32, I32 };
+llvm::StringRef dtypeName(DType dtype);
+std::optional<DType> parseDType(llvm::StringRef name);
+unsigned dtypeSize(DType dtype);
+
+enum class Role { Input, Output };
+
+/// How inputs are drawn. `spiky` is normal(mean, std) where a fraction
+/// `spikeProb` of the values is multiplied by `spikeScale`; `ints` is
+/// uniform over the integers [low, high].
+struct Distribution {
+  enum class Kind { Normal, Uniform, Ints, Spiky } kind = Kind::Normal;
+  double mean = 0, std = 1;    // normal, spiky
+  double low = -1, high = 1;   // uniform, ints
+  double spikeProb = 1e-3, spikeScale = 100;
+};
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<Expr> shape; // outermost first, row-major
+  Role role = Role::Input;
+  Distribution dist;
+};
+
+struct Tolerance {
+  double atol = 0, rtol = 0;
+};
+
+struct Workload {
+  std::string name;
+  Bindings params;
+};
+
+struct Task {
+  std::string name;
+  std::string description;
+  std::string dir; // the folder of task.json
+  std::vector<std::string> params;
+  std::vector<TensorSpec> tensors;
+  std::vector<Workload> dev, heldout;
+  /// Per-element tolerance per output dtype; absent = no elementwise check.
+  std::map<DType, Tolerance> tolerances;
+  /// Relative L2 norm bound; absent = not checked.
+  std::optional<double> relL2;
+  unsigned trials = 1;
+  Expr flops, bytes;
+  /// Built-in reference (e.g. "gemm") and baseline (e.g. "cublaslt_gemm"),
+  /// each over tensors named in `operands` (a, b, c).
+  std::string reference, baseline;
+  llvm::StringMap<std::string> operands;
+  /// Requested feature families per architecture (e.g. sm_90a).
+  std::map<std::string, std::vector<std::string>> features;
+  struct Timing {
+    unsigned warmup = 3, minSamples = 10, maxSamples = 100;
+    double maxSeconds = 2.0, targetRse = 0.005;
+  } timing;
+
+  int tensorIndex(llvm::StringRef name) const;
+  /// The tensor's shape for one workload.
+  llvm::Expected<std::vector<int64_t>> shapeOf(unsigned tensor,
+                                               const Bindings &params) const;
+};
+
+/// Loads `path` (a task.json or a folder holding one).
+llvm::Expected<Task> loadTask(llvm::StringRef path);
+/// Parses task JSON text; `fileName` names it in errors.
+llvm::Expected<Task> parseTask(llvm::StringRef text, llvm::StringRef fileName);
+
+/// The workloads of a selection: "dev", "heldout" or "all".
+llvm::Expected<std::vector<Workload>> selectWorkloads(const Task &task,
+                                                      llvm::StringRef which);
+
+} // namespace ptxbench::runtime
+
+#endif // PTXBENCH_RUNTIME_TASK_H
