@@ -103,8 +103,8 @@ private:
   LogicalResult printInstruction(Operation *op);
   LogicalResult printOperand(Attribute arg, Operation *op,
                              OperandRange::iterator &ref);
-  /// The PTX name of a register, variable or parameter handle.
-  std::string nameOf(Value value);
+  /// Prints the PTX name of a register, variable or parameter handle.
+  void printName(Value value);
   StringRef labelOf(Block *block);
 
   /// The PTX line `loc` is on in the imported file, or 0.
@@ -319,13 +319,20 @@ void Exporter::printSignature(bool entry, StringRef linkage, StringRef name,
   os << "\n";
 }
 
-std::string Exporter::nameOf(Value value) {
-  if (auto arg = llvm::dyn_cast<BlockArgument>(value))
-    return argNames[arg.getArgNumber()].str();
+void Exporter::printName(Value value) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(value)) {
+    os << argNames[arg.getArgNumber()];
+    return;
+  }
   Operation *def = value.getDefiningOp();
-  if (auto reg = llvm::dyn_cast<RegOp>(def))
-    return reg.getRegName(llvm::cast<OpResult>(value).getResultNumber());
-  return llvm::cast<VarOp>(def).getName().str();
+  if (auto reg = llvm::dyn_cast<RegOp>(def)) {
+    // %r<N> ranges name their registers %r0 .. %r{N-1}.
+    os << reg.getName();
+    if (reg.getCount())
+      os << llvm::cast<OpResult>(value).getResultNumber();
+    return;
+  }
+  os << llvm::cast<VarOp>(def).getName();
 }
 
 StringRef Exporter::labelOf(Block *block) {
@@ -435,8 +442,11 @@ LogicalResult Exporter::printInstruction(Operation *op) {
   if (!inst)
     return op->emitOpError("cannot be exported to PTX");
   os << '\t';
-  if (Value guard = inst.getGuard())
-    os << '@' << (inst.getNegated() ? "!" : "") << nameOf(guard) << ' ';
+  if (Value guard = inst.getGuard()) {
+    os << '@' << (inst.getNegated() ? "!" : "");
+    printName(guard);
+    os << ' ';
+  }
   os << inst.getOpcode();
   OperandRange refs = inst.getRefs();
   OperandRange::iterator ref = refs.begin();
@@ -468,7 +478,7 @@ LogicalResult Exporter::printOperand(Attribute arg, Operation *op,
   };
   return llvm::TypeSwitch<Attribute, LogicalResult>(arg)
       .Case([&](RegOperandAttr reg) {
-        os << nameOf(*ref++);
+        printName(*ref++);
         if (!reg.getComponent().empty())
           os << '.' << reg.getComponent();
         return success();
