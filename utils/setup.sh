@@ -28,6 +28,14 @@ PATH="$PATH:/usr/local/cuda/bin"
 if ! command -v ptxas >/dev/null; then
   echo "setup: note: ptxas (CUDA toolkit) not found; the cubin round-trip tests will be unsupported"
 fi
+# nvdisasm confirms features in machine code (--sass); the toolkit here has
+# none, PyPI's wheel carries it.
+if ! command -v nvdisasm >/dev/null &&
+   ! python3 -c 'import nvidia.cu13, os, sys; sys.exit(not os.path.exists(os.path.join(nvidia.cu13.__path__[0], "bin", "nvdisasm")))' 2>/dev/null; then
+  echo "setup: installing nvdisasm from PyPI (nvidia-cuda-nvdisasm)"
+  python3 -m pip install --quiet nvidia-cuda-nvdisasm ||
+    echo "setup: note: could not install nvdisasm; SASS checks will be skipped"
+fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \

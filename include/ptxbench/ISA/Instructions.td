@@ -997,7 +997,10 @@ defvar MultimemSlots = [SlotSem, SlotScope, SlotStateSpace, SlotRedOp,
                         SlotAnyType];
 def B_multimem_ld_reduce : PI<"multimem.ld_reduce", FamMultimem, MultimemSlots,
                               ["d", "s"], 81, 90,
-                              "load and reduce across a multicast object">;
+                              "load and reduce across a multicast object"> {
+  // Calibrated with utils/calibrate-sass.py on the corpus (2026-11-29).
+  let Sass = ["LDGMC"];
+}
 def B_multimem_st : PI<"multimem.st", FamMultimem, MultimemSlots, ["s", "s"],
                        81, 90, "store to all copies of a multicast object">;
 def B_multimem_red : PI<"multimem.red", FamMultimem, MultimemSlots, ["s", "s"],
@@ -1009,7 +1012,8 @@ def B_clc_try_cancel : PI<"clusterlaunchcontrol.try_cancel",
     [Slot<"async", [".async"]>, SlotStateSpace, SlotCompletion,
      Slot<"multicast", [".multicast::cluster::all"]>, SlotAnyType],
     ["s", "s"], 86, 100, "request cancellation of a pending cluster launch"> {
-  let Sass = ["UCLCTRYCANCEL"];
+  // ptxas 13.0 emits UGETNEXTWORKID (utils/calibrate-sass.py, 2026-11-29).
+  let Sass = ["UCLCTRYCANCEL", "UGETNEXTWORKID"];
 }
 def B_clc_query_cancel : PI<"clusterlaunchcontrol.query_cancel",
     FamClusterLaunchControl,
