@@ -124,8 +124,7 @@ std::optional<OperandRole> InstrInfo::operandRole(unsigned index) const {
 }
 
 bool InstrInfo::allowsModifier(StringRef modifier) const {
-  return std::binary_search(allModifiers.begin(), allModifiers.end(),
-                            modifier);
+  return std::binary_search(allModifiers.begin(), allModifiers.end(), modifier);
 }
 
 StringRef ptxbench::isa::familyName(Family family) {

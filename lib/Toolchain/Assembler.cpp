@@ -47,12 +47,12 @@ AssembledModule ptxbench::toolchain::assemblePTX(StringRef ptx, StringRef arch,
     return result;
   }
   std::string inputName = name.str();
-  nvJitLinkResult added = nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX,
-                                           ptx.data(), ptx.size(),
-                                           inputName.c_str());
+  nvJitLinkResult added = nvJitLinkAddData(
+      handle, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(), inputName.c_str());
   nvJitLinkResult linked =
       added == NVJITLINK_SUCCESS ? nvJitLinkComplete(handle) : added;
-  result.infoLog = readLog(handle, nvJitLinkGetInfoLogSize, nvJitLinkGetInfoLog);
+  result.infoLog =
+      readLog(handle, nvJitLinkGetInfoLogSize, nvJitLinkGetInfoLog);
   result.errorLog =
       readLog(handle, nvJitLinkGetErrorLogSize, nvJitLinkGetErrorLog);
   if (linked == NVJITLINK_SUCCESS) {

@@ -181,11 +181,10 @@ PtxasLog ptxbench::toolchain::parsePtxasLog(StringRef log) {
         record.severity == ".")
       continue;
     PtxasMessage message;
-    message.severity = record.severity == "warning"
-                           ? PtxasMessage::Severity::Warning
-                       : record.severity == "info"
-                           ? PtxasMessage::Severity::Info
-                           : PtxasMessage::Severity::Error;
+    message.severity =
+        record.severity == "warning" ? PtxasMessage::Severity::Warning
+        : record.severity == "info"  ? PtxasMessage::Severity::Info
+                                     : PtxasMessage::Severity::Error;
     if (text.starts_with("(C") && text.contains(')')) {
       message.code = text.slice(1, text.find(')')).str();
       text = text.drop_front(text.find(')') + 1).trim();

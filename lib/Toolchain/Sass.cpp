@@ -37,14 +37,15 @@ SassListing ptxbench::toolchain::parseNvdisasm(StringRef text) {
           {trimmed.drop_front(6).drop_back().str(), {}});
       continue;
     }
-    size_t close = trimmed.starts_with("/*") ? trimmed.find("*/") : StringRef::npos;
+    size_t close =
+        trimmed.starts_with("/*") ? trimmed.find("*/") : StringRef::npos;
     if (close == StringRef::npos || listing.functions.empty())
       continue;
     StringRef inst = trimmed.drop_front(close + 2).ltrim();
     if (inst.starts_with("@")) // a guard: @P0, @!PT, @UP1
       inst = inst.drop_until([](char c) { return c == ' '; }).ltrim();
-    StringRef opcode =
-        inst.take_until([](char c) { return c == ' ' || c == ';' || c == '.'; });
+    StringRef opcode = inst.take_until(
+        [](char c) { return c == ' ' || c == ';' || c == '.'; });
     if (!opcode.empty() && llvm::isUpper(opcode.front()))
       ++listing.functions.back().opcodes[opcode];
   }
@@ -66,11 +67,13 @@ std::optional<std::string> ptxbench::toolchain::findNvdisasm() {
   if (llvm::sys::fs::createTemporaryFile("ptxbench-purelib", "txt", out))
     return std::nullopt;
   std::string outPath(out);
-  StringRef args[] = {*python, "-c",
-                      "import sysconfig; print(sysconfig.get_paths()['purelib'])"};
+  StringRef args[] = {
+      *python, "-c",
+      "import sysconfig; print(sysconfig.get_paths()['purelib'])"};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(outPath),
                                           StringRef("")};
-  int rc = llvm::sys::ExecuteAndWait(*python, args, std::nullopt, redirects, 10);
+  int rc =
+      llvm::sys::ExecuteAndWait(*python, args, std::nullopt, redirects, 10);
   auto text = llvm::MemoryBuffer::getFile(outPath);
   llvm::sys::fs::remove(outPath);
   if (rc != 0 || !text)
@@ -86,11 +89,13 @@ std::optional<std::string> ptxbench::toolchain::findNvdisasm() {
 }
 
 llvm::Expected<SassListing>
-ptxbench::toolchain::disassemble(llvm::ArrayRef<char> cubin, StringRef nvdisasm) {
+ptxbench::toolchain::disassemble(llvm::ArrayRef<char> cubin,
+                                 StringRef nvdisasm) {
   llvm::SmallString<128> input, output;
   if (auto ec = llvm::sys::fs::createTemporaryFile("ptxbench", "cubin", input))
     return llvm::errorCodeToError(ec);
-  if (auto ec = llvm::sys::fs::createTemporaryFile("ptxbench", "sass", output)) {
+  if (auto ec =
+          llvm::sys::fs::createTemporaryFile("ptxbench", "sass", output)) {
     llvm::sys::fs::remove(input);
     return llvm::errorCodeToError(ec);
   }

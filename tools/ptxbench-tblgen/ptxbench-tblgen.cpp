@@ -24,16 +24,16 @@ namespace {
 
 enum class Action { Families, OpKinds, Table, Doc };
 
-cl::opt<Action> action(
-    cl::desc("What to generate:"),
-    cl::values(clEnumValN(Action::Families, "gen-isa-families",
-                          "Family enum entries"),
-               clEnumValN(Action::OpKinds, "gen-isa-opkinds",
-                          "OpKind enum entries"),
-               clEnumValN(Action::Table, "gen-isa-table",
-                          "instruction records as C++ arrays"),
-               clEnumValN(Action::Doc, "gen-isa-doc",
-                          "the coverage page in Markdown")));
+cl::opt<Action>
+    action(cl::desc("What to generate:"),
+           cl::values(clEnumValN(Action::Families, "gen-isa-families",
+                                 "Family enum entries"),
+                      clEnumValN(Action::OpKinds, "gen-isa-opkinds",
+                                 "OpKind enum entries"),
+                      clEnumValN(Action::Table, "gen-isa-table",
+                                 "instruction records as C++ arrays"),
+                      clEnumValN(Action::Doc, "gen-isa-doc",
+                                 "the coverage page in Markdown")));
 
 /// `FamWgmma` -> `Wgmma`, `OpGeneric` -> `Generic`.
 StringRef enumName(const Record *rec, StringRef prefix) {
@@ -153,8 +153,8 @@ bool emitTable(raw_ostream &os, const RecordKeeper &records) {
       bool variadic = role.consume_back("*");
       bool optional = role.consume_back("?");
       os << "{" << (role.contains('s') ? 1 : 0) << ", "
-         << (role.contains('d') ? 1 : 0) << ", " << optional << ", "
-         << variadic << "}, ";
+         << (role.contains('d') ? 1 : 0) << ", " << optional << ", " << variadic
+         << "}, ";
     }
     os << "{0, 0, 0, 0}};\n";
     os << "static const uint16_t arch_" << id << "[] = {";
@@ -175,17 +175,15 @@ bool emitTable(raw_ostream &os, const RecordKeeper &records) {
     size_t numOps = rec->getValueAsListOfStrings("Operands").size();
     size_t numArch = rec->getValueAsListOfInts("ArchSpecificSM").size();
     size_t numSass = rec->getValueAsListOfStrings("Sass").size();
-    os << "  {\"" << rec->getValueAsString("Mnemonic") << "\", Family::"
-       << enumName(rec->getValueAsDef("Fam"), "Fam") << ", OpKind::"
-       << enumName(rec->getValueAsDef("Kind"), "Op") << ", "
+    os << "  {\"" << rec->getValueAsString("Mnemonic")
+       << "\", Family::" << enumName(rec->getValueAsDef("Fam"), "Fam")
+       << ", OpKind::" << enumName(rec->getValueAsDef("Kind"), "Op") << ", "
        << rec->getValueAsInt("MinPTX") << ", " << rec->getValueAsInt("MinSM")
-       << ", arrayRef(arch_" << id << ", " << numArch
-       << "), arrayRef(operands_" << id << ", " << numOps
-       << "), arrayRef(slots_" << id << ", " << numSlots
+       << ", arrayRef(arch_" << id << ", " << numArch << "), arrayRef(operands_"
+       << id << ", " << numOps << "), arrayRef(slots_" << id << ", " << numSlots
        << "), arrayRef(sass_" << id << ", " << numSass
-       << "), arrayRef(modifiers_" << id << ", "
-       << sortedModifiers(rec).size() << "), \""
-       << rec->getValueAsString("Summary") << "\"},\n";
+       << "), arrayRef(modifiers_" << id << ", " << sortedModifiers(rec).size()
+       << "), \"" << rec->getValueAsString("Summary") << "\"},\n";
   }
   os << "};\n";
   return false;
@@ -212,8 +210,7 @@ bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
         members.push_back(rec);
     os << "## " << fam->getValueAsString("Name") << "\n\n"
        << fam->getValueAsString("Summary")
-       << (fam->getValueAsBit("ArchSpecific") ? " (architecture-specific)"
-                                              : "")
+       << (fam->getValueAsBit("ArchSpecific") ? " (architecture-specific)" : "")
        << ".\n\n";
     if (members.empty()) {
       os << "No instructions.\n\n";
@@ -231,9 +228,9 @@ bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
       }
       os << "| `" << rec->getValueAsString("Mnemonic") << "` | "
          << llvm::join(rec->getValueAsListOfStrings("Operands"), " ") << " | "
-         << ptxVersion(rec->getValueAsInt("MinPTX")) << " | " << target
-         << " | " << llvm::join(rec->getValueAsListOfStrings("Sass"), " ")
-         << " | " << rec->getValueAsString("Summary") << " |\n";
+         << ptxVersion(rec->getValueAsInt("MinPTX")) << " | " << target << " | "
+         << llvm::join(rec->getValueAsListOfStrings("Sass"), " ") << " | "
+         << rec->getValueAsString("Summary") << " |\n";
     }
     os << "\n";
   }

@@ -30,8 +30,7 @@ namespace {
 cl::SubCommand summaryCmd("summary",
                           "Import a PTX module and summarize its kernels");
 cl::opt<std::string> summaryInput(cl::Positional, cl::Required,
-                                  cl::desc("<file.ptx>"),
-                                  cl::sub(summaryCmd));
+                                  cl::desc("<file.ptx>"), cl::sub(summaryCmd));
 cl::opt<std::string> summaryExport(
     "export", cl::desc("Also export the imported module as PTX to this file"),
     cl::value_desc("file"), cl::sub(summaryCmd));

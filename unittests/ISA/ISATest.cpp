@@ -16,8 +16,8 @@ TEST(ISATest, LongestMnemonicWins) {
   EXPECT_EQ(tma->family, Family::Tma);
   EXPECT_EQ(tma->kind, OpKind::Tma);
 
-  const InstrInfo *bulk =
-      lookup("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes");
+  const InstrInfo *bulk = lookup(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes");
   ASSERT_NE(bulk, nullptr);
   EXPECT_EQ(bulk->mnemonic, "cp.async.bulk");
   EXPECT_EQ(bulk->family, Family::BulkCopy);
@@ -28,8 +28,7 @@ TEST(ISATest, LongestMnemonicWins) {
 }
 
 TEST(ISATest, TransactionCountMbarrierIsItsOwnFamily) {
-  const InstrInfo *expect =
-      lookup("mbarrier.arrive.expect_tx.shared::cta.b64");
+  const InstrInfo *expect = lookup("mbarrier.arrive.expect_tx.shared::cta.b64");
   ASSERT_NE(expect, nullptr);
   EXPECT_EQ(expect->family, Family::MbarrierTx);
   const InstrInfo *arrive = lookup("mbarrier.arrive.shared::cta.b64");

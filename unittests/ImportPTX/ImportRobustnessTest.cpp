@@ -40,8 +40,9 @@ ImportResult importText(llvm::StringRef text) {
   context.getDiagEngine().registerHandler([&](mlir::Diagnostic &diag) {
     if (diag.getSeverity() == mlir::DiagnosticSeverity::Error) {
       ++result.errors;
-      result.errorsLocated &= llvm::isa<mlir::FileLineColLoc>(diag.getLocation()) ||
-                              llvm::isa<mlir::FusedLoc>(diag.getLocation());
+      result.errorsLocated &=
+          llvm::isa<mlir::FileLineColLoc>(diag.getLocation()) ||
+          llvm::isa<mlir::FusedLoc>(diag.getLocation());
     }
     return mlir::success();
   });
@@ -117,8 +118,8 @@ TEST(ImportRobustness, Truncations) {
 
 TEST(ImportRobustness, ByteMutations) {
   std::mt19937 rng(20261129);
-  const char interesting[] = {'\0', '{', '}', '[', ']', '(', ')', ';', ',',
-                              '@',  '!', '%', '.', ':', '<', '>', '"', '|',
+  const char interesting[] = {'\0', '{', '}', '[',  ']',    '(', ')', ';', ',',
+                              '@',  '!', '%', '.',  ':',    '<', '>', '"', '|',
                               '_',  '0', 'x', '\n', '\xff', '/', '*', '-'};
   unsigned runs = 0;
   for (const std::string &path : smallCorpus(12)) {

@@ -1,7 +1,7 @@
 //===- SassTest.cpp - nvdisasm listings and family confirmation -----------===//
 
-#include "ptxbench/Toolchain/Assembler.h"
 #include "ptxbench/Toolchain/Sass.h"
+#include "ptxbench/Toolchain/Assembler.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -17,12 +17,16 @@ const char *kListing =
     ".text.gemm:\n"
     "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
     "        /*0010*/                   UTMALDG.2D [UR8], [UR4] ;\n"
-    "        /*0020*/              @!P0 HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24 ;\n"
-    "        /*0030*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24, gsb0 ;\n"
+    "        /*0020*/              @!P0 HGMMA.64x128x16.F32.BF16 R24, "
+    "gdesc[UR4], R24 ;\n"
+    "        /*0030*/                   HGMMA.64x128x16.F32.BF16 R24, "
+    "gdesc[UR4], R24, gsb0 ;\n"
     "        /*0040*/                   EXIT ;\n"
     ".text.copy:\n"
-    "        /*0000*/                   LDGSTS.E.BYPASS.128 [R2], desc[UR4][R4.64] ;\n"
-    "        /*0010*/                   HMMA.16816.F32.BF16 R8, R12, R16, R8 ;\n";
+    "        /*0000*/                   LDGSTS.E.BYPASS.128 [R2], "
+    "desc[UR4][R4.64] ;\n"
+    "        /*0010*/                   HMMA.16816.F32.BF16 R8, R12, R16, R8 "
+    ";\n";
 
 TEST(Sass, ParsesFunctionsAndOpcodes) {
   SassListing listing = parseNvdisasm(kListing);
@@ -72,10 +76,10 @@ TEST(Sass, AssembleAndDisassembleCorpusKernel) {
 TEST(Sass, AssemblyErrorsComeBackInTheLog) {
   if (!canAssemble())
     GTEST_SKIP() << "this build has no nvJitLink";
-  AssembledModule module = assemblePTX(
-      ".version 8.7\n.target sm_90a\n.address_size 64\n"
-      ".visible .entry k()\n{\n\tbogus.op;\n\tret;\n}\n",
-      "sm_90a");
+  AssembledModule module =
+      assemblePTX(".version 8.7\n.target sm_90a\n.address_size 64\n"
+                  ".visible .entry k()\n{\n\tbogus.op;\n\tret;\n}\n",
+                  "sm_90a");
   EXPECT_FALSE(module.ok);
   EXPECT_TRUE(module.cubin.empty());
   EXPECT_FALSE(module.errorLog.empty());

@@ -148,9 +148,9 @@ LogicalResult Exporter::exportModule(ptx::ModuleOp module) {
       continue;
     }
     if (failed(emit(func, [&] {
-          printSignature(func.getEntry(), func.getLinkage(),
-                         func.getSymName(), func.getResults(),
-                         func.getParams(), func.getDirectives());
+          printSignature(func.getEntry(), func.getLinkage(), func.getSymName(),
+                         func.getResults(), func.getParams(),
+                         func.getDirectives());
           if (func.isExternal())
             os << ";\n";
           return success();
@@ -164,54 +164,53 @@ LogicalResult Exporter::exportModule(ptx::ModuleOp module) {
 
 LogicalResult Exporter::printModuleItem(Operation *item) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(item)
-            .Case([&](FileOp file) {
-              os << "\t.file\t" << file.getIndex() << " \"" << file.getPath()
-                 << "\"";
-              if (file.getTimestamp())
-                os << ", " << *file.getTimestamp() << ", " << *file.getSize();
-              os << "\n";
-              return success();
-            })
-            .Case([&](SectionOp section) {
-              os << "\t.section\t" << section.getName() << "\n\t{"
-                 << section.getContents() << "}\n";
-              return success();
-            })
-            .Case([&](ModulePragmaOp pragma) {
-              os << ".pragma ";
-              llvm::interleave(
-                  pragma.getValues().getAsValueRange<StringAttr>(), os,
-                  [&](StringRef v) { os << '"' << v << '"'; }, ", ");
-              os << ";\n";
-              return success();
-            })
-            .Case([&](AliasOp alias) {
-              os << ".alias " << alias.getSymName() << ", "
-                 << alias.getAliasee() << ";\n";
-              return success();
-            })
-            .Case([&](GlobalOp global) {
-              if (!global.getLinkage().empty())
-                os << global.getLinkage() << ' ';
-              os << global.getSpace() << ' ' << global.getDecl() << ' '
-                 << global.getSymName();
-              if (std::optional<ArrayRef<int64_t>> dims = global.getDims())
-                printDims(*dims);
-              if (std::optional<StringRef> init = global.getInit())
-                os << " = " << *init;
-              os << ";\n";
-              return success();
-            })
-            .Case([&](PrototypeOp proto) {
-              printSignature(proto.getEntry(), proto.getLinkage(),
-                             proto.getCallee(), proto.getResults(),
-                             proto.getParams(), proto.getDirectives());
-              os << ";\n";
-              return success();
-            })
-            .Default([&](Operation *op) {
-              return op->emitOpError("cannot be exported to PTX");
-            });
+      .Case([&](FileOp file) {
+        os << "\t.file\t" << file.getIndex() << " \"" << file.getPath() << "\"";
+        if (file.getTimestamp())
+          os << ", " << *file.getTimestamp() << ", " << *file.getSize();
+        os << "\n";
+        return success();
+      })
+      .Case([&](SectionOp section) {
+        os << "\t.section\t" << section.getName() << "\n\t{"
+           << section.getContents() << "}\n";
+        return success();
+      })
+      .Case([&](ModulePragmaOp pragma) {
+        os << ".pragma ";
+        llvm::interleave(
+            pragma.getValues().getAsValueRange<StringAttr>(), os,
+            [&](StringRef v) { os << '"' << v << '"'; }, ", ");
+        os << ";\n";
+        return success();
+      })
+      .Case([&](AliasOp alias) {
+        os << ".alias " << alias.getSymName() << ", " << alias.getAliasee()
+           << ";\n";
+        return success();
+      })
+      .Case([&](GlobalOp global) {
+        if (!global.getLinkage().empty())
+          os << global.getLinkage() << ' ';
+        os << global.getSpace() << ' ' << global.getDecl() << ' '
+           << global.getSymName();
+        if (std::optional<ArrayRef<int64_t>> dims = global.getDims())
+          printDims(*dims);
+        if (std::optional<StringRef> init = global.getInit())
+          os << " = " << *init;
+        os << ";\n";
+        return success();
+      })
+      .Case([&](PrototypeOp proto) {
+        printSignature(proto.getEntry(), proto.getLinkage(), proto.getCallee(),
+                       proto.getResults(), proto.getParams(),
+                       proto.getDirectives());
+        os << ";\n";
+        return success();
+      })
+      .Default([&](Operation *op) {
+        return op->emitOpError("cannot be exported to PTX");
+      });
 }
 
 unsigned Exporter::sourceLine(Location loc) {
@@ -229,8 +228,8 @@ LogicalResult Exporter::emit(Operation *op,
   unsigned line = sourceLine(op);
   // A statement that shared its source line with the previous one continues
   // it; anything else starts on its own line, padded to its source line.
-  bool continuesLine = text && line && line == lastTextLine &&
-                       !os.atLineStart();
+  bool continuesLine =
+      text && line && line == lastTextLine && !os.atLineStart();
   lastTextLine = 0;
   if (!continuesLine) {
     while (line && os.line() < line)
@@ -367,74 +366,74 @@ LogicalResult Exporter::printBody(FuncOp func) {
 }
 
 LogicalResult Exporter::printBodyOp(Operation *bodyOp) {
-  return    llvm::TypeSwitch<Operation *, LogicalResult>(bodyOp)
-              .Case([&](LabelOp label) {
-                os << label.getName() << ":\n";
-                return success();
-              })
-              .Case([&](RegOp reg) {
-                os << "\t.reg " << reg.getDecl() << " \t" << reg.getName();
-                if (std::optional<uint32_t> count = reg.getCount())
-                  os << '<' << *count << '>';
-                os << ";\n";
-                return success();
-              })
-              .Case([&](VarOp var) {
-                os << '\t' << var.getSpace() << ' ' << var.getDecl() << ' '
-                   << var.getName();
-                if (std::optional<ArrayRef<int64_t>> dims = var.getDims())
-                  printDims(*dims);
-                if (std::optional<StringRef> init = var.getInit())
-                  os << " = " << *init;
-                os << ";\n";
-                return success();
-              })
-              .Case([&](ScopeBeginOp) {
-                os << "\t{\n";
-                return success();
-              })
-              .Case([&](ScopeEndOp) {
-                os << "\t}\n";
-                return success();
-              })
-              .Case([&](LocOp loc) {
-                os << "\t.loc\t" << loc.getFile() << ' ' << loc.getLine()
-                   << ' ' << loc.getColumn();
-                if (!loc.getRest().empty())
-                  os << loc.getRest();
-                os << "\n";
-                return success();
-              })
-              .Case([&](PragmaOp pragma) {
-                os << "\t.pragma ";
-                llvm::interleave(
-                    pragma.getValues().getAsValueRange<StringAttr>(), os,
-                    [&](StringRef v) { os << '"' << v << '"'; }, ", ");
-                os << ";\n";
-                return success();
-              })
-              .Case([&](BranchTargetsOp table) {
-                os << table.getName() << ": .branchtargets ";
-                llvm::interleave(
-                    table.getLabels().getAsValueRange<StringAttr>(), os, ", ");
-                os << ";\n";
-                return success();
-              })
-              .Case([&](CallTargetsOp table) {
-                os << table.getName() << ": .calltargets ";
-                llvm::interleave(
-                    table.getCallees().getAsRange<FlatSymbolRefAttr>(), os,
-                    [&](FlatSymbolRefAttr f) { os << f.getValue(); }, ", ");
-                os << ";\n";
-                return success();
-              })
-              .Case([&](CallPrototypeOp proto) {
-                os << proto.getName() << " : .callprototype "
-                   << proto.getSignature() << ";\n";
-                return success();
-              })
-              .Case([&](FallthroughOp) { return success(); })
-              .Default([&](Operation *inst) { return printInstruction(inst); });
+  return llvm::TypeSwitch<Operation *, LogicalResult>(bodyOp)
+      .Case([&](LabelOp label) {
+        os << label.getName() << ":\n";
+        return success();
+      })
+      .Case([&](RegOp reg) {
+        os << "\t.reg " << reg.getDecl() << " \t" << reg.getName();
+        if (std::optional<uint32_t> count = reg.getCount())
+          os << '<' << *count << '>';
+        os << ";\n";
+        return success();
+      })
+      .Case([&](VarOp var) {
+        os << '\t' << var.getSpace() << ' ' << var.getDecl() << ' '
+           << var.getName();
+        if (std::optional<ArrayRef<int64_t>> dims = var.getDims())
+          printDims(*dims);
+        if (std::optional<StringRef> init = var.getInit())
+          os << " = " << *init;
+        os << ";\n";
+        return success();
+      })
+      .Case([&](ScopeBeginOp) {
+        os << "\t{\n";
+        return success();
+      })
+      .Case([&](ScopeEndOp) {
+        os << "\t}\n";
+        return success();
+      })
+      .Case([&](LocOp loc) {
+        os << "\t.loc\t" << loc.getFile() << ' ' << loc.getLine() << ' '
+           << loc.getColumn();
+        if (!loc.getRest().empty())
+          os << loc.getRest();
+        os << "\n";
+        return success();
+      })
+      .Case([&](PragmaOp pragma) {
+        os << "\t.pragma ";
+        llvm::interleave(
+            pragma.getValues().getAsValueRange<StringAttr>(), os,
+            [&](StringRef v) { os << '"' << v << '"'; }, ", ");
+        os << ";\n";
+        return success();
+      })
+      .Case([&](BranchTargetsOp table) {
+        os << table.getName() << ": .branchtargets ";
+        llvm::interleave(table.getLabels().getAsValueRange<StringAttr>(), os,
+                         ", ");
+        os << ";\n";
+        return success();
+      })
+      .Case([&](CallTargetsOp table) {
+        os << table.getName() << ": .calltargets ";
+        llvm::interleave(
+            table.getCallees().getAsRange<FlatSymbolRefAttr>(), os,
+            [&](FlatSymbolRefAttr f) { os << f.getValue(); }, ", ");
+        os << ";\n";
+        return success();
+      })
+      .Case([&](CallPrototypeOp proto) {
+        os << proto.getName() << " : .callprototype " << proto.getSignature()
+           << ";\n";
+        return success();
+      })
+      .Case([&](FallthroughOp) { return success(); })
+      .Default([&](Operation *inst) { return printInstruction(inst); });
 }
 
 LogicalResult Exporter::printInstruction(Operation *op) {
@@ -498,8 +497,7 @@ LogicalResult Exporter::printOperand(Attribute arg, Operation *op,
       .Case([&](LabelOperandAttr label) -> LogicalResult {
         if (label.getIndex() >= op->getNumSuccessors())
           return op->emitOpError("names successor ")
-                 << label.getIndex() << " but has "
-                 << op->getNumSuccessors();
+                 << label.getIndex() << " but has " << op->getNumSuccessors();
         StringRef name = labelOf(op->getSuccessor(label.getIndex()));
         if (name.empty())
           return op->emitOpError("branches to a block without a label");
@@ -542,8 +540,7 @@ LogicalResult Exporter::printOperand(Attribute arg, Operation *op,
       });
 }
 
-LogicalResult ptxbench::exportPTX(ptx::ModuleOp module,
-                                  llvm::raw_ostream &os) {
+LogicalResult ptxbench::exportPTX(ptx::ModuleOp module, llvm::raw_ostream &os) {
   return Exporter(os).exportModule(module);
 }
 

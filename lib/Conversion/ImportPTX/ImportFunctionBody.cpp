@@ -23,20 +23,60 @@ namespace {
 /// Special registers (`%tid.x` is `%tid` with a component). Names outside
 /// this list that start with `%` must be declared.
 bool isSpecialRegister(StringRef name) {
-  static const llvm::StringSet<> names = {
-      "%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid",
-      "%smid", "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_le",
-      "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock", "%clock_hi",
-      "%clock64", "%pm0", "%pm1", "%pm2", "%pm3", "%pm4", "%pm5", "%pm6",
-      "%pm7", "%pm0_64", "%pm1_64", "%pm2_64", "%pm3_64", "%pm4_64",
-      "%pm5_64", "%pm6_64", "%pm7_64", "%globaltimer", "%globaltimer_lo",
-      "%globaltimer_hi", "%total_smem_size", "%aggr_smem_size",
-      "%dynamic_smem_size", "%reserved_smem_offset_begin",
-      "%reserved_smem_offset_end", "%reserved_smem_offset_cap",
-      "%reserved_smem_offset_0", "%reserved_smem_offset_1", "%clusterid",
-      "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
-      "%cluster_nctarank", "%is_explicit_cluster", "%current_graph_exec",
-      "%envreg"};
+  static const llvm::StringSet<> names = {"%tid",
+                                          "%ntid",
+                                          "%laneid",
+                                          "%warpid",
+                                          "%nwarpid",
+                                          "%ctaid",
+                                          "%nctaid",
+                                          "%smid",
+                                          "%nsmid",
+                                          "%gridid",
+                                          "%lanemask_eq",
+                                          "%lanemask_le",
+                                          "%lanemask_lt",
+                                          "%lanemask_ge",
+                                          "%lanemask_gt",
+                                          "%clock",
+                                          "%clock_hi",
+                                          "%clock64",
+                                          "%pm0",
+                                          "%pm1",
+                                          "%pm2",
+                                          "%pm3",
+                                          "%pm4",
+                                          "%pm5",
+                                          "%pm6",
+                                          "%pm7",
+                                          "%pm0_64",
+                                          "%pm1_64",
+                                          "%pm2_64",
+                                          "%pm3_64",
+                                          "%pm4_64",
+                                          "%pm5_64",
+                                          "%pm6_64",
+                                          "%pm7_64",
+                                          "%globaltimer",
+                                          "%globaltimer_lo",
+                                          "%globaltimer_hi",
+                                          "%total_smem_size",
+                                          "%aggr_smem_size",
+                                          "%dynamic_smem_size",
+                                          "%reserved_smem_offset_begin",
+                                          "%reserved_smem_offset_end",
+                                          "%reserved_smem_offset_cap",
+                                          "%reserved_smem_offset_0",
+                                          "%reserved_smem_offset_1",
+                                          "%clusterid",
+                                          "%nclusterid",
+                                          "%cluster_ctaid",
+                                          "%cluster_nctaid",
+                                          "%cluster_ctarank",
+                                          "%cluster_nctarank",
+                                          "%is_explicit_cluster",
+                                          "%current_graph_exec",
+                                          "%envreg"};
   StringRef base = name.take_until([](char c) { return c == '.'; });
   if (names.contains(base))
     return true;
@@ -219,10 +259,9 @@ LogicalResult Importer::parseRegDecl() {
                                        builder.getI32IntegerAttr(*count));
       scopes.back().ranges[*name] = reg;
     } else {
-      auto reg = builder.create<RegOp>(loc(start),
-                                       TypeRange{RefType::get(context)},
-                                       declAttr, builder.getStringAttr(*name),
-                                       IntegerAttr());
+      auto reg = builder.create<RegOp>(
+          loc(start), TypeRange{RefType::get(context)}, declAttr,
+          builder.getStringAttr(*name), IntegerAttr());
       declare(*name, reg.getResult(0));
     }
   } while (consumeIf(','));
@@ -357,8 +396,8 @@ LogicalResult Importer::parseLabelOrNamedDirective() {
   return success();
 }
 
-FailureOr<Attribute>
-Importer::parseNameOperand(const Token &name, SmallVectorImpl<Value> &refs) {
+FailureOr<Attribute> Importer::parseNameOperand(const Token &name,
+                                                SmallVectorImpl<Value> &refs) {
   StringRef text = name.text;
   if (text == "_")
     return Attribute(IdOperandAttr::get(context, text));
@@ -394,8 +433,8 @@ Importer::parseNameOperand(const Token &name, SmallVectorImpl<Value> &refs) {
   // A module symbol: a global or a function, possibly declared later.
   if (!symbols.count(text))
     pendingSymbolUses.try_emplace(text, name);
-  return Attribute(SymOperandAttr::get(context,
-                                       FlatSymbolRefAttr::get(context, text)));
+  return Attribute(
+      SymOperandAttr::get(context, FlatSymbolRefAttr::get(context, text)));
 }
 
 FailureOr<Attribute> Importer::parseAddress(SmallVectorImpl<Value> &refs) {
@@ -433,8 +472,8 @@ FailureOr<Attribute> Importer::parseAddress(SmallVectorImpl<Value> &refs) {
   }
   if (failed(expect(']', "to close the address")))
     return failure();
-  return Attribute(AddrOperandAttr::get(context, base, offset,
-                                        builder.getArrayAttr(rest)));
+  return Attribute(
+      AddrOperandAttr::get(context, base, offset, builder.getArrayAttr(rest)));
 }
 
 FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
@@ -508,9 +547,8 @@ FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
       FailureOr<int64_t> value = parseInteger("an offset");
       if (failed(value))
         return failure();
-      return Attribute(AddrOperandAttr::get(context, *first,
-                                            minus ? -*value : *value,
-                                            builder.getArrayAttr({})));
+      return Attribute(AddrOperandAttr::get(
+          context, *first, minus ? -*value : *value, builder.getArrayAttr({})));
     }
     return first;
   }
@@ -553,10 +591,9 @@ LogicalResult Importer::parseBranch(const Token &start, StringRef opcode,
   if (fallthrough)
     dests.push_back(fallthrough);
   builder.setInsertionPointToEnd(currentBlock());
-  builder.create<BraOp>(instructionLoc(start), guard, negated, opcode,
-                        ValueRange(),
-                        builder.getArrayAttr({LabelOperandAttr::get(context, 0)}),
-                        dests);
+  builder.create<BraOp>(
+      instructionLoc(start), guard, negated, opcode, ValueRange(),
+      builder.getArrayAttr({LabelOperandAttr::get(context, 0)}), dests);
   block = fallthrough;
   if (fallthrough)
     body->push_back(fallthrough);
@@ -683,4 +720,3 @@ LogicalResult Importer::parseInstruction() {
   }
   return success();
 }
-

@@ -27,7 +27,8 @@ namespace {
 bool hasLineInfo(StringRef buffer) {
   for (size_t pos = buffer.find(".loc"); pos != StringRef::npos;
        pos = buffer.find(".loc", pos + 4))
-    if (pos + 4 < buffer.size() && (buffer[pos + 4] == ' ' || buffer[pos + 4] == '\t'))
+    if (pos + 4 < buffer.size() &&
+        (buffer[pos + 4] == ' ' || buffer[pos + 4] == '\t'))
       return true;
   return false;
 }
@@ -107,8 +108,8 @@ LogicalResult Importer::parseHeader() {
     return error(start, "expected .version at the start of a PTX module");
   if (target.empty())
     return error("expected .target after .version, found " + describe(tok));
-  module = builder.create<ptx::ModuleOp>(loc(start), version, target,
-                                         addressSize);
+  module =
+      builder.create<ptx::ModuleOp>(loc(start), version, target, addressSize);
   moduleOwner = module;
   module.setSourceAttr(fileName);
   return success();
@@ -336,8 +337,7 @@ LogicalResult Importer::parseInitializer(StringAttr &init,
     else if (tok.kind == Token::Word && symbols.count(tok.text))
       refs.push_back(FlatSymbolRefAttr::get(context, tok.text));
     else if (tok.kind == Token::Error) {
-      return error("unexpected character " + describe(tok) +
-                   " in initializer");
+      return error("unexpected character " + describe(tok) + " in initializer");
     }
     end = tok.text.data() + tok.text.size();
     advance();
@@ -404,9 +404,9 @@ FailureOr<ArrayAttr> Importer::parseParamList(bool allowEmptyNames) {
       FailureOr<DenseI64ArrayAttr> dims = parseDims();
       if (failed(dims))
         return failure();
-      params.push_back(ParamAttr::get(
-          context, space, *decl, name,
-          *dims ? *dims : builder.getDenseI64ArrayAttr({})));
+      params.push_back(
+          ParamAttr::get(context, space, *decl, name,
+                         *dims ? *dims : builder.getDenseI64ArrayAttr({})));
     } while (consumeIf(','));
     if (failed(expect(')', "to close the parameter list")))
       return failure();
@@ -429,9 +429,11 @@ FailureOr<ArrayAttr> Importer::parsePerfDirectives() {
     if (word == ".pragma") {
       do {
         if (tok.kind != Token::String)
-          return error("expected a string after .pragma, found " + describe(tok)),
+          return error("expected a string after .pragma, found " +
+                       describe(tok)),
                  failure();
-        values.push_back(builder.getStringAttr(tok.text.drop_front().drop_back()));
+        values.push_back(
+            builder.getStringAttr(tok.text.drop_front().drop_back()));
         advance();
       } while (consumeIf(','));
       if (failed(expect(';', "after .pragma")))
@@ -444,9 +446,8 @@ FailureOr<ArrayAttr> Importer::parsePerfDirectives() {
         values.push_back(builder.getI64IntegerAttr(*value));
       } while (consumeIf(','));
     }
-    directives.push_back(
-        DirectiveAttr::get(context, word.drop_front(),
-                           builder.getArrayAttr(values)));
+    directives.push_back(DirectiveAttr::get(context, word.drop_front(),
+                                            builder.getArrayAttr(values)));
   }
   return builder.getArrayAttr(directives);
 }
@@ -497,10 +498,10 @@ LogicalResult Importer::parseFunction(StringRef linkage, Token start) {
       return error(nameTok, "redefinition of '" + *name + "'");
     demoteToPrototype(prevFunc);
   }
-  auto func = builder.create<FuncOp>(
-      loc(start), builder.getStringAttr(*name), isEntry,
-      builder.getStringAttr(linkage), results, params, *directives,
-      LocationAttr());
+  auto func =
+      builder.create<FuncOp>(loc(start), builder.getStringAttr(*name), isEntry,
+                             builder.getStringAttr(linkage), results, params,
+                             *directives, LocationAttr());
   symbols[*name] = func;
   if (!hasBody) {
     if (failed(expect(';', "or '{' after the function signature")))
@@ -517,7 +518,7 @@ LogicalResult Importer::parseFunction(StringRef linkage, Token start) {
 //===----------------------------------------------------------------------===//
 
 OwningOpRef<ptx::ModuleOp> ptxbench::importPTX(llvm::SourceMgr &sourceMgr,
-                                          MLIRContext *context) {
+                                               MLIRContext *context) {
   context->loadDialect<PTXDialect>();
   Importer importer(sourceMgr, context);
   return importer.run();
@@ -526,7 +527,8 @@ OwningOpRef<ptx::ModuleOp> ptxbench::importPTX(llvm::SourceMgr &sourceMgr,
 void ptxbench::registerImportPTXTranslation() {
   TranslateToMLIRRegistration registration(
       "import-ptx", "import PTX into the ptx dialect",
-      [](llvm::SourceMgr &sourceMgr, MLIRContext *context) -> OwningOpRef<Operation *> {
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
         OwningOpRef<ptx::ModuleOp> module = importPTX(sourceMgr, context);
         if (!module)
           return nullptr;

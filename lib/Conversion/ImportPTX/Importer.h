@@ -150,8 +150,8 @@ private:
                             bool negated);
   LogicalResult parseBranchIndex(const Token &start, StringRef opcode,
                                  Value guard, bool negated);
-  FailureOr<SmallVector<Attribute>> parseOperandList(
-      SmallVectorImpl<Value> &refs);
+  FailureOr<SmallVector<Attribute>>
+  parseOperandList(SmallVectorImpl<Value> &refs);
 
   /// Deletes the blocks of labels that were mentioned but never defined.
   void discardDanglingLabels() {
@@ -191,13 +191,15 @@ private:
   void recordText(Operation *op, const char *start) {
     if (!keepText || !op)
       return;
-    const char *next = tok.kind == Token::Eof ? lexer.bufferEnd() : tok.text.data();
+    const char *next =
+        tok.kind == Token::Eof ? lexer.bufferEnd() : tok.text.data();
     StringRef gap(prevEnd, next - prevEnd);
     const char *end = next;
     size_t newline = gap.find('\n');
     if (newline != StringRef::npos)
       end = prevEnd + newline; // trailing blanks too: ptxas keeps them
-    op->setAttr(kTextAttrName, builder.getStringAttr(StringRef(start, end - start)));
+    op->setAttr(kTextAttrName,
+                builder.getStringAttr(StringRef(start, end - start)));
   }
 
   MLIRContext *context;

@@ -116,9 +116,27 @@ Token Lexer::next() {
     return make(Token::String, start);
   }
   switch (c) {
-  case ',': case ';': case ':': case '[': case ']': case '{': case '}':
-  case '(': case ')': case '<': case '>': case '+': case '-': case '|':
-  case '!': case '@': case '=': case '*': case '/': case '~': case '&':
+  case ',':
+  case ';':
+  case ':':
+  case '[':
+  case ']':
+  case '{':
+  case '}':
+  case '(':
+  case ')':
+  case '<':
+  case '>':
+  case '+':
+  case '-':
+  case '|':
+  case '!':
+  case '@':
+  case '=':
+  case '*':
+  case '/':
+  case '~':
+  case '&':
   case '^':
     ++cur;
     return make(Token::Punct, start);

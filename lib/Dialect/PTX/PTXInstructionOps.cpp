@@ -20,13 +20,9 @@ using namespace ptxbench::ptx;
 namespace {
 
 /// The op kind each instruction op stands for.
-template <typename OpTy>
-constexpr isa::OpKind opKindOf();
+template <typename OpTy> constexpr isa::OpKind opKindOf();
 #define PTXBENCH_OP_KIND(Op, Kind)                                             \
-  template <>                                                                  \
-  constexpr isa::OpKind opKindOf<Op>() {                                       \
-    return isa::OpKind::Kind;                                                  \
-  }
+  template <> constexpr isa::OpKind opKindOf<Op>() { return isa::OpKind::Kind; }
 PTXBENCH_OP_KIND(InstOp, Generic)
 PTXBENCH_OP_KIND(WgmmaOp, Wgmma)
 PTXBENCH_OP_KIND(TmaOp, Tma)
@@ -44,8 +40,7 @@ PTXBENCH_OP_KIND(RetOp, Return)
 
 /// The checks shared by all instruction ops. Returns the instruction's
 /// record, or null after reporting an error.
-template <typename OpTy>
-const isa::InstrInfo *verifyInstruction(OpTy op) {
+template <typename OpTy> const isa::InstrInfo *verifyInstruction(OpTy op) {
   StringRef opcode = op.getOpcode();
   const isa::InstrInfo *info = isa::lookup(opcode);
   if (!info) {
@@ -53,8 +48,8 @@ const isa::InstrInfo *verifyInstruction(OpTy op) {
     return nullptr;
   }
   if (info->kind != opKindOf<OpTy>()) {
-    op.emitOpError("'") << opcode << "' is not a '"
-                        << OpTy::getOperationName() << "' instruction";
+    op.emitOpError("'") << opcode << "' is not a '" << OpTy::getOperationName()
+                        << "' instruction";
     return nullptr;
   }
   StringRef modifier;
@@ -81,8 +76,7 @@ const isa::InstrInfo *verifyInstruction(OpTy op) {
     return nullptr;
   }
   if (countRegOperands(op.getArgs()) != op.getRefs().size()) {
-    op.emitOpError("has ") << op.getRefs().size()
-                           << " register operands for "
+    op.emitOpError("has ") << op.getRefs().size() << " register operands for "
                            << countRegOperands(op.getArgs())
                            << " '#ptx.r' placeholders";
     return nullptr;
@@ -201,7 +195,8 @@ LogicalResult Tcgen05Op::verify() {
   StringRef opcode = getOpcode();
   static const char *const needsCtaGroup[] = {
       "tcgen05.alloc", "tcgen05.dealloc", "tcgen05.relinquish_alloc_permit",
-      "tcgen05.mma", "tcgen05.commit", "tcgen05.cp", "tcgen05.shift"};
+      "tcgen05.mma",   "tcgen05.commit",  "tcgen05.cp",
+      "tcgen05.shift"};
   for (StringRef prefix : needsCtaGroup)
     if ((opcode == prefix || opcode.starts_with((prefix + ".").str())) &&
         findModifier(opcode, ".cta_group::").empty())

@@ -97,9 +97,8 @@ void RegOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
 LogicalResult RegOp::verify() {
   unsigned expected = getCount() ? *getCount() : 1;
   if (getNumResults() != expected)
-    return emitOpError("declares ")
-           << expected << " registers but has " << getNumResults()
-           << " results";
+    return emitOpError("declares ") << expected << " registers but has "
+                                    << getNumResults() << " results";
   return success();
 }
 
@@ -131,8 +130,7 @@ void RegOp::print(OpAsmPrinter &printer) {
   printer.printString(getName());
   if (std::optional<uint32_t> count = getCount())
     printer << " <" << *count << '>';
-  printer.printOptionalAttrDict((*this)->getAttrs(),
-                                {"decl", "name", "count"});
+  printer.printOptionalAttrDict((*this)->getAttrs(), {"decl", "name", "count"});
 }
 
 //===----------------------------------------------------------------------===//
