@@ -9,6 +9,7 @@
 
 #include "ptxbench/Conversion/ExportPTX.h"
 #include "ptxbench/Conversion/ImportPTX.h"
+#include "ptxbench/Dialect/PTX/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -39,11 +40,12 @@ cl::opt<std::string> outputFilename("o", cl::desc("Output filename"),
 cl::opt<Emit> emit("emit", cl::desc("What to write"), cl::init(Emit::MLIR),
                    cl::values(clEnumValN(Emit::MLIR, "mlir", "the ptx dialect"),
                               clEnumValN(Emit::PTX, "ptx", "PTX text")));
-cl::opt<InputKind> inputKind(
-    "x", cl::desc("Input language (default: by extension or contents)"),
-    cl::init(InputKind::Auto),
-    cl::values(clEnumValN(InputKind::PTX, "ptx", "PTX text"),
-               clEnumValN(InputKind::MLIR, "mlir", "MLIR")));
+cl::opt<InputKind>
+    inputKind("x",
+              cl::desc("Input language (default: by extension or contents)"),
+              cl::init(InputKind::Auto),
+              cl::values(clEnumValN(InputKind::PTX, "ptx", "PTX text"),
+                         clEnumValN(InputKind::MLIR, "mlir", "MLIR")));
 cl::opt<bool> splitInputFile("split-input-file",
                              cl::desc("Process chunks split by '// -----'"));
 cl::opt<bool> verifyDiagnostics(
@@ -131,6 +133,7 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  ptxbench::ptx::registerPTXPasses();
   PassPipelineCLParser pipeline("", "Passes to run");
   cl::ParseCommandLineOptions(argc, argv, "ptxbench analysis driver\n");
 
