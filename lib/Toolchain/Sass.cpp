@@ -124,6 +124,12 @@ ptxbench::toolchain::disassemble(llvm::ArrayRef<char> cubin,
   return parseNvdisasm((*text)->getBuffer());
 }
 
+bool ptxbench::toolchain::hasSassSignature(isa::Family family) {
+  return llvm::any_of(isa::instructions(), [&](const isa::InstrInfo &info) {
+    return info.family == family && !info.sass.empty();
+  });
+}
+
 unsigned ptxbench::toolchain::sassCount(const SassFunction &function,
                                         isa::Family family) {
   llvm::StringSet<> opcodes;

@@ -22,6 +22,9 @@ struct Command {
 /// `ptxbench summary FILE.ptx [--export OUT.ptx]`.
 Command summaryCommand();
 
+/// `ptxbench analyze FILE [--arch A] [--require F,...] [--format F] [--sass]`.
+Command analyzeCommand();
+
 } // namespace ptxbench::cli
 
 #endif // PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H

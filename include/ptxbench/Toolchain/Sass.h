@@ -46,6 +46,10 @@ std::optional<std::string> findNvdisasm();
 llvm::Expected<SassListing> disassemble(llvm::ArrayRef<char> cubin,
                                         llvm::StringRef nvdisasm);
 
+/// Whether any ISA record of `family` lists SASS opcodes, so the family can
+/// be confirmed in machine code at all.
+bool hasSassSignature(isa::Family family);
+
 /// How many instructions of `function` confirm `family`, by the SASS
 /// opcodes of the family's ISA records.
 unsigned sassCount(const SassFunction &function, isa::Family family);

@@ -1,0 +1,158 @@
+//===- AnalyzeCommand.cpp - ptxbench analyze ------------------------------===//
+//
+// `ptxbench analyze FILE [--arch sm_90a] [--require wgmma,tma,...]
+//  [--format text|json|sarif] [--sass] [-o OUT]`
+//
+// Does the kernel really use the requested architecture-specific
+// instructions? FILE is PTX, or CUDA C++ compiled in-process with NVRTC
+// (compile errors at their .cu lines). The module is imported, analyzed
+// (feature use and reachability, target checks, fallback patterns),
+// assembled with nvJitLink (resources, ptxas's performance warnings) and,
+// with --sass, checked in machine code. Exit status 0 when the analysis
+// ran, whatever it found; 1 for bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ptxbench/Conversion/ImportPTX.h"
+#include "ptxbench/Report/BuildReport.h"
+#include "ptxbench/Toolchain/CudaCompiler.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace ptxbench;
+
+namespace {
+
+enum class Format { Text, JSON, SARIF };
+
+cl::SubCommand analyzeCmd("analyze", "Check a kernel's use of requested "
+                                     "architecture-specific instructions");
+cl::opt<std::string> input(cl::Positional, cl::Required,
+                           cl::desc("<file.ptx|file.cu>"), cl::sub(analyzeCmd));
+cl::opt<std::string>
+    arch("arch",
+         cl::desc("Target (sm_90a, sm_100a); default: the PTX's .target"),
+         cl::sub(analyzeCmd));
+cl::list<std::string> require("require", cl::CommaSeparated,
+                              cl::desc("Requested feature families"),
+                              cl::value_desc("wgmma,tma,..."),
+                              cl::sub(analyzeCmd));
+cl::opt<Format> format("format", cl::desc("Output format"),
+                       cl::init(Format::Text),
+                       cl::values(clEnumValN(Format::Text, "text", "for people"),
+                                  clEnumValN(Format::JSON, "json", "for programs"),
+                                  clEnumValN(Format::SARIF, "sarif",
+                                             "SARIF 2.1.0, for editors and CI")),
+                       cl::sub(analyzeCmd));
+cl::opt<bool> sass("sass", cl::desc("Confirm families in machine code"),
+                   cl::sub(analyzeCmd));
+cl::opt<bool> noAssemble("no-assemble",
+                         cl::desc("Skip nvJitLink (no resources or ptxas "
+                                  "warnings)"),
+                         cl::sub(analyzeCmd));
+cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),
+                            cl::value_desc("file"), cl::sub(analyzeCmd));
+
+int fail(const Twine &message) {
+  WithColor::error(errs(), "ptxbench analyze") << message << "\n";
+  return 1;
+}
+
+/// The PTX to analyze: the file itself, or NVRTC's output for a .cu file.
+/// Returns false after reporting compile errors at their .cu lines.
+bool loadPTX(const MemoryBuffer &file, std::string &ptx) {
+  if (!StringRef(input).ends_with(".cu")) {
+    ptx = file.getBuffer().str();
+    return true;
+  }
+  if (arch.empty()) {
+    fail("--arch is needed to compile CUDA C++");
+    return false;
+  }
+  toolchain::CompiledSource compiled =
+      toolchain::compileCUDA(file.getBuffer(), input, arch);
+  for (const toolchain::CompilerMessage &message : compiled.messages)
+    errs() << message.file << ':' << message.line << ": "
+           << (message.error ? "error: " : "warning: ") << message.text
+           << "\n";
+  if (!compiled.ok) {
+    if (compiled.messages.empty())
+      errs() << compiled.log << "\n";
+    fail("'" + input + "' does not compile for " + arch);
+    return false;
+  }
+  ptx = std::move(compiled.ptx);
+  return true;
+}
+
+int runAnalyze() {
+  std::string errorMessage;
+  std::unique_ptr<MemoryBuffer> file = mlir::openInputFile(input, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  std::string unknown;
+  report::AnalyzeOptions options;
+  for (const std::string &name : require) {
+    std::optional<isa::Family> family = isa::familyByName(name);
+    if (!family)
+      return fail("unknown feature family '" + name +
+                  "' in --require (docs/isa-coverage.md lists them)");
+    options.requested.push_back(*family);
+  }
+  std::string ptx;
+  if (!loadPTX(*file, ptx))
+    return 1;
+
+  // Import: errors are the user's, at file:line:col of the PTX.
+  std::string ptxName = StringRef(input).ends_with(".cu") ? input + ".ptx"
+                                                          : std::string(input);
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(MemoryBuffer::getMemBuffer(ptx, ptxName),
+                               SMLoc());
+  mlir::MLIRContext context;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  mlir::OwningOpRef<ptx::ModuleOp> module = importPTX(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  options.arch =
+      arch.empty()
+          ? llvm::cast<mlir::StringAttr>(module->getTarget()[0]).str()
+          : std::string(arch);
+  options.assemble = !noAssemble;
+  options.sass = sass;
+  report::AnalysisReport result =
+      report::buildReport(*module, ptx, ptxName, options);
+
+  std::unique_ptr<ToolOutputFile> out =
+      mlir::openOutputFile(output, &errorMessage);
+  if (!out)
+    return fail(errorMessage);
+  switch (format) {
+  case Format::Text:
+    report::printText(result, out->os(),
+                      output == "-" && sys::Process::StandardOutHasColors());
+    break;
+  case Format::JSON:
+    out->os() << formatv("{0:2}", report::toJSON(result)) << "\n";
+    break;
+  case Format::SARIF:
+    out->os() << formatv("{0:2}", report::toSARIF(result)) << "\n";
+    break;
+  }
+  out->keep();
+  return 0;
+}
+
+} // namespace
+
+cli::Command cli::analyzeCommand() { return {analyzeCmd, runAnalyze}; }
