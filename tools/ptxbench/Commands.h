@@ -25,6 +25,9 @@ Command summaryCommand();
 /// `ptxbench analyze FILE [--arch A] [--require F,...] [--format F] [--sass]`.
 Command analyzeCommand();
 
+/// `ptxbench extract RESPONSE.md [-o FILE]`.
+Command extractCommand();
+
 } // namespace ptxbench::cli
 
 #endif // PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H

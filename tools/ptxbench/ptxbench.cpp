@@ -14,7 +14,8 @@ using namespace ptxbench;
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   const cli::Command commands[] = {cli::summaryCommand(),
-                                   cli::analyzeCommand()};
+                                   cli::analyzeCommand(),
+                                   cli::extractCommand()};
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "ptxbench: architecture-specific PTX benchmark\n");
   for (const cli::Command &command : commands)
