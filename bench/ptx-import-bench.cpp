@@ -33,6 +33,10 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<file.ptx>"));
 static cl::opt<unsigned> iterations("iterations", cl::init(3),
                                     cl::desc("Runs; the best is reported"));
+static cl::opt<bool> parallelVerify(
+    "parallel-verify", cl::desc("Let MLIR verify functions in parallel (as the "
+                        "tools do); off by default, to compare with "
+                        "single-threaded ptxas"));
 
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
@@ -52,7 +56,8 @@ int main(int argc, char **argv) {
   double bestImport = 1e30, bestExport = 1e30;
   for (unsigned i = 0; i < iterations; ++i) {
     mlir::MLIRContext context;
-    context.disableMultithreading();
+    if (!parallelVerify)
+      context.disableMultithreading();
     SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(
         MemoryBuffer::getMemBuffer((*buffer)->getMemBufferRef()), SMLoc());

@@ -118,7 +118,11 @@ int runAnalyze() {
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(MemoryBuffer::getMemBuffer(ptx, ptxName),
                                SMLoc());
+  // Single-threaded: with threading on, every attribute and location the
+  // importer creates takes the uniquer's locks, and parallel verification
+  // does not win that back (docs/perf.md).
   mlir::MLIRContext context;
+  context.disableMultithreading();
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   mlir::OwningOpRef<ptx::ModuleOp> module = importPTX(sourceMgr, &context);
   if (!module)
