@@ -48,8 +48,8 @@ public:
       return e.takeError();
     skipSpace();
     if (pos != text.size())
-      return error(pos, "unexpected '" + text.substr(pos, 1) +
-                            "' after expression");
+      return error(pos,
+                   "unexpected '" + text.substr(pos, 1) + "' after expression");
     return e;
   }
 
@@ -190,8 +190,8 @@ private:
     else if (fn == "max")
       kind = Expr::Kind::Max;
     else
-      return error(start, "unknown function '" + fn +
-                              "' (known: ceildiv, min, max)");
+      return error(start,
+                   "unknown function '" + fn + "' (known: ceildiv, min, max)");
     ++pos; // '('
     std::vector<NodeP> args;
     do {
@@ -203,8 +203,8 @@ private:
     if (!consume(')'))
       return error(pos, "expected ',' or ')' in call of '" + fn + "'");
     if (kind == Expr::Kind::CeilDiv && args.size() != 2)
-      return error(start, "ceildiv takes 2 arguments, got " +
-                              Twine(args.size()));
+      return error(start,
+                   "ceildiv takes 2 arguments, got " + Twine(args.size()));
     if (kind != Expr::Kind::CeilDiv && args.size() < 2)
       return error(start, fn + " takes at least 2 arguments");
     return make(kind, start, std::move(args));
@@ -275,10 +275,10 @@ static Expected<int64_t> eval(const Expr::Node &n, const Bindings &b) {
       for (const auto &entry : b)
         known.push_back(entry.getKey().str());
       llvm::sort(known);
-      return makeError(n.loc, "unknown name '" + n.name + "'" +
-                                  (known.empty() ? std::string()
-                                                 : " (known: " +
-                                                       join(known, ", ") + ")"));
+      return makeError(
+          n.loc, "unknown name '" + n.name + "'" +
+                     (known.empty() ? std::string()
+                                    : " (known: " + join(known, ", ") + ")"));
     }
     return it->second;
   }

@@ -28,6 +28,9 @@ Command analyzeCommand();
 /// `ptxbench extract RESPONSE.md [-o FILE]`.
 Command extractCommand();
 
+/// `ptxbench run --task DIR --solution FILE [--shapes S] [--json OUT]`.
+Command runCommand();
+
 } // namespace ptxbench::cli
 
 #endif // PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H

@@ -1,4 +1,5 @@
-//===- Expr.h - Integer expressions over a task's shape parameters -*- C++ -*-===//
+//===- Expr.h - Integer expressions over a task's shape parameters -*- C++
+//-*-===//
 //
 // Launch plans and task files write sizes as integer expressions over the
 // task's shape parameters (M, N, K, ...): integer literals, names, + - * / %,
@@ -45,7 +46,19 @@ using Bindings = llvm::StringMap<int64_t>;
 /// A parsed expression. Cheap to copy (shares its tree).
 class Expr {
 public:
-  enum class Kind { Int, Name, Neg, Add, Sub, Mul, Div, Mod, CeilDiv, Min, Max };
+  enum class Kind {
+    Int,
+    Name,
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    CeilDiv,
+    Min,
+    Max
+  };
 
   Expr() = default;
   /// A literal that came from no file (defaults such as "1").

@@ -32,8 +32,8 @@ enum class Role { Input, Output };
 /// uniform over the integers [low, high].
 struct Distribution {
   enum class Kind { Normal, Uniform, Ints, Spiky } kind = Kind::Normal;
-  double mean = 0, std = 1;    // normal, spiky
-  double low = -1, high = 1;   // uniform, ints
+  double mean = 0, std = 1;  // normal, spiky
+  double low = -1, high = 1; // uniform, ints
   double spikeProb = 1e-3, spikeScale = 100;
 };
 

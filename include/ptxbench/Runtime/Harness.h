@@ -1,0 +1,44 @@
+//===- Harness.h - Run a submission on the GPU ------------------*- C++ -*-===//
+//
+// The worker side of `ptxbench run`: compile (NVRTC for .cu, the driver's
+// JIT for PTX), generate inputs, launch the submission per its launch plan,
+// check it against the built-in reference, time it and the baseline library.
+// It runs inside a worker process (Worker.h) and reports one JSON line per
+// event on a pipe, so a kernel that hangs or corrupts the context loses
+// nothing already reported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_RUNTIME_HARNESS_H
+#define PTXBENCH_RUNTIME_HARNESS_H
+
+#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Runtime/Result.h"
+#include "ptxbench/Runtime/Task.h"
+
+namespace ptxbench::runtime {
+
+/// Whether a CUDA driver and at least one device are usable. On false, `why`
+/// says plainly what is missing ("no CUDA driver/GPU available: ...").
+bool probeGpu(std::string &why, std::string *deviceName = nullptr);
+
+struct WorkerOptions {
+  std::string solutionPath;
+  uint64_t seed = 0;
+  /// Index of the first workload to run (a restarted worker skips those
+  /// already reported).
+  unsigned first = 0;
+  bool baseline = true;
+  /// Write each event (one JSON object per line) to this file descriptor.
+  int resultFd = 1;
+};
+
+/// Runs `workloads[first..]` in this process. Returns the process exit
+/// status: 0 when every workload was reported, 3 when the CUDA context was
+/// lost (the parent starts a new worker for the rest).
+int runWorker(const Task &task, const LaunchPlan &plan, llvm::StringRef source,
+              llvm::ArrayRef<Workload> workloads, const WorkerOptions &options);
+
+} // namespace ptxbench::runtime
+
+#endif // PTXBENCH_RUNTIME_HARNESS_H

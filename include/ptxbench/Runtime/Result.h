@@ -1,0 +1,116 @@
+//===- Result.h - Statuses, output checks, timing stats, reports -*- C++
+//-*-===//
+//
+// Everything here is plain host code so it can be unit-tested without a GPU:
+// the comparison of an output against its reference, the statistics and
+// stopping rule of the timer, the per-workload result and its JSON and
+// readable forms (the worker sends the JSON to the parent over a pipe).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_RUNTIME_RESULT_H
+#define PTXBENCH_RUNTIME_RESULT_H
+
+#include "ptxbench/Runtime/Task.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+namespace ptxbench::runtime {
+
+/// Outcome of one workload of one submission, worst first where it matters.
+enum class Status {
+  Passed,       // ran, correct
+  Incorrect,    // ran, an output check failed
+  CompileError, // NVRTC or the driver's PTX JIT rejected the submission
+  PlanError,    // the launch plan is malformed or does not fit the task
+  LaunchError,  // the driver refused a launch (resources, bad config, symbol)
+  RuntimeError, // a fault during execution (illegal address, trap, ...)
+  Timeout,      // killed by the watchdog (a hang)
+  HarnessError, // our own failure or the environment's (not the kernel's)
+  NoGpu,        // no CUDA driver or device
+  Skipped,      // not run (an earlier failure made it pointless)
+};
+llvm::StringRef statusName(Status status);
+std::optional<Status> parseStatus(llvm::StringRef name);
+
+/// The bit pattern outputs are pre-filled with (a quiet NaN with a payload
+/// no arithmetic produces); bf16 outputs use its upper half.
+constexpr uint32_t unwrittenF32Bits = 0x7FD50000u;
+constexpr uint16_t unwrittenBF16Bits = 0x7FD5u;
+bool isUnwritten(float value);
+float bf16ToFloat(uint16_t bits);
+uint16_t floatToBF16(float value); // round to nearest even
+
+/// Statistics of one output against its reference.
+struct CompareStats {
+  uint64_t count = 0;
+  uint64_t unwritten = 0, nonFinite = 0, outOfTolerance = 0;
+  double maxAbsErr = 0, maxRelErr = 0, relL2 = 0;
+  /// The worst element: the first unwritten or non-finite one, else the
+  /// one furthest outside the tolerance (largest |err| / (atol+rtol|ref|)).
+  int64_t worstIndex = -1;
+  double worstValue = 0, worstRef = 0;
+  bool passed = false;
+  /// Which check failed: "unwritten", "non-finite", "tolerance", "rel_l2".
+  std::string failedCheck;
+};
+
+/// Compares `out` with `ref` (same length). `tol` is the per-element
+/// tolerance (skipped when absent), `relL2` the bound on
+/// ||out - ref|| / ||ref|| (skipped when absent).
+CompareStats compareOutputs(llvm::ArrayRef<float> out,
+                            llvm::ArrayRef<float> ref,
+                            std::optional<Tolerance> tol,
+                            std::optional<double> relL2);
+
+/// Timing samples in milliseconds and their summary.
+struct TimingStats {
+  unsigned samples = 0;
+  double medianMs = 0, q1Ms = 0, q3Ms = 0, minMs = 0, meanMs = 0;
+  double rse = 0; // standard error of the mean / mean
+};
+TimingStats summarizeTimes(llvm::ArrayRef<double> samplesMs);
+/// The stopping rule: at least minSamples, then stop once the relative
+/// standard error is under targetRse, or at maxSamples or maxSeconds.
+bool enoughSamples(llvm::ArrayRef<double> samplesMs, double elapsedSeconds,
+                   const Task::Timing &timing);
+
+/// The result of one workload.
+struct WorkloadResult {
+  std::string workload;
+  Bindings params;
+  Status status = Status::Skipped;
+  std::string message;               // what failed, in words
+  std::optional<CompareStats> check; // the worst trial's output check
+  std::string checkedTensor;
+  std::optional<TimingStats> time, baselineTime;
+  double flops = 0, bytes = 0;
+  std::string compileLog, jitLog;
+};
+
+/// The result of one submission over its workloads.
+struct RunResult {
+  std::string task, solution, device;
+  std::vector<WorkloadResult> workloads;
+  /// The card's measured bf16 matrix rate (TFLOP/s) and copy bandwidth
+  /// (GB/s) for the speed-of-light fraction, when known.
+  double peakTflops = 0, peakGBps = 0;
+};
+
+llvm::json::Value toJSON(const CompareStats &stats);
+llvm::json::Value toJSON(const TimingStats &stats);
+llvm::json::Value toJSON(const WorkloadResult &result);
+llvm::json::Value toJSON(const RunResult &result);
+bool fromJSON(const llvm::json::Value &value, WorkloadResult &result);
+
+/// Exit status of `ptxbench run`: 0 all passed, 1 some workload failed.
+Status worstStatus(const RunResult &result);
+void printSummary(const RunResult &result, llvm::raw_ostream &os);
+
+} // namespace ptxbench::runtime
+
+#endif // PTXBENCH_RUNTIME_RESULT_H

@@ -1,0 +1,36 @@
+//===- Worker.h - Run submissions in supervised worker processes -*- C++
+//-*-===//
+//
+// The parent side of `ptxbench run`: starts a worker process (the same tool
+// with --worker), reads its JSON events from a private pipe, kills it when it
+// stays silent past the watchdog timeout, classifies the way it ended
+// (TIMEOUT for a hang, RUNTIME_ERROR for a crash or lost context) and starts
+// a fresh worker for the workloads left.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_RUNTIME_WORKER_H
+#define PTXBENCH_RUNTIME_WORKER_H
+
+#include "ptxbench/Runtime/Result.h"
+
+namespace ptxbench::runtime {
+
+struct SuperviseOptions {
+  /// The worker's command line without --first-workload/--result-fd.
+  std::vector<std::string> argv;
+  /// Seconds a worker may stay silent (one workload's compile, checks and
+  /// timing must fit).
+  double timeoutSeconds = 60;
+  /// Print one line per event to this stream (progress), when set.
+  llvm::raw_ostream *progress = nullptr;
+};
+
+/// Runs `workloads` through workers; fills `run.workloads` (one result each,
+/// in order) and `run.device`.
+void superviseWorkers(const std::vector<Workload> &workloads,
+                      const SuperviseOptions &options, RunResult &run);
+
+} // namespace ptxbench::runtime
+
+#endif // PTXBENCH_RUNTIME_WORKER_H

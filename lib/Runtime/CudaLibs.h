@@ -1,0 +1,106 @@
+//===- CudaLibs.h - The CUDA libraries, loaded at run time ------*- C++ -*-===//
+//
+// libcuda (driver), libnvrtc and libcublasLt are opened with dlopen, so the
+// tools neither link against nor need them until a submission is run. Only
+// the toolkit's headers are used at build time (for the types and enums);
+// this header is included only when they were found
+// (PTXBENCH_HAVE_CUDA_HEADERS). Driver entry points are looked up with
+// cuGetProcAddress, which returns the version matching these headers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_LIB_RUNTIME_CUDALIBS_H
+#define PTXBENCH_LIB_RUNTIME_CUDALIBS_H
+
+#include <cublasLt.h>
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <string>
+
+namespace ptxbench::runtime::cuda {
+
+#define PTXBENCH_DRIVER_FUNCTIONS(X)                                           \
+  X(cuInit)                                                                    \
+  X(cuDriverGetVersion)                                                        \
+  X(cuDeviceGetCount)                                                          \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetName)                                                           \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuCtxSynchronize)                                                          \
+  X(cuCtxResetPersistingL2Cache)                                               \
+  X(cuGetErrorName)                                                            \
+  X(cuGetErrorString)                                                          \
+  X(cuMemAlloc)                                                                \
+  X(cuMemFree)                                                                 \
+  X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyDtoH)                                                              \
+  X(cuMemcpyDtoDAsync)                                                         \
+  X(cuMemsetD8Async)                                                           \
+  X(cuMemsetD16Async)                                                          \
+  X(cuMemsetD32Async)                                                          \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleUnload)                                                            \
+  X(cuModuleGetFunction)                                                       \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuLaunchKernel)                                                            \
+  X(cuLaunchKernelEx)                                                          \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamSynchronize)                                                       \
+  X(cuEventCreate)                                                             \
+  X(cuEventRecord)                                                             \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)                                                        \
+  X(cuTensorMapEncodeTiled)
+
+#define PTXBENCH_NVRTC_FUNCTIONS(X)                                            \
+  X(nvrtcVersion)                                                              \
+  X(nvrtcGetErrorString)                                                       \
+  X(nvrtcCreateProgram)                                                        \
+  X(nvrtcDestroyProgram)                                                       \
+  X(nvrtcCompileProgram)                                                       \
+  X(nvrtcGetPTXSize)                                                           \
+  X(nvrtcGetPTX)                                                               \
+  X(nvrtcGetProgramLogSize)                                                    \
+  X(nvrtcGetProgramLog)
+
+#define PTXBENCH_CUBLASLT_FUNCTIONS(X)                                         \
+  X(cublasLtCreate)                                                            \
+  X(cublasLtGetVersion)                                                        \
+  X(cublasLtMatmulDescCreate)                                                  \
+  X(cublasLtMatmulDescSetAttribute)                                            \
+  X(cublasLtMatrixLayoutCreate)                                                \
+  X(cublasLtMatmulPreferenceCreate)                                            \
+  X(cublasLtMatmulPreferenceSetAttribute)                                      \
+  X(cublasLtMatmulAlgoGetHeuristic)                                            \
+  X(cublasLtMatmul)
+
+#define PTXBENCH_DECLARE(name) decltype(&::name) name = nullptr;
+
+struct Driver {
+  PTXBENCH_DRIVER_FUNCTIONS(PTXBENCH_DECLARE)
+  /// Optional (CUDA 12.4+): checks argument counts and sizes.
+  decltype(&::cuFuncGetParamInfo) cuFuncGetParamInfo = nullptr;
+  /// Opens libcuda.so.1; on failure `error` says why.
+  bool load(std::string &error);
+  /// "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered".
+  std::string describe(CUresult result) const;
+};
+
+struct Nvrtc {
+  PTXBENCH_NVRTC_FUNCTIONS(PTXBENCH_DECLARE)
+  bool load(std::string &error);
+};
+
+struct CublasLt {
+  PTXBENCH_CUBLASLT_FUNCTIONS(PTXBENCH_DECLARE)
+  bool load(std::string &error);
+};
+
+#undef PTXBENCH_DECLARE
+
+} // namespace ptxbench::runtime::cuda
+
+#endif // PTXBENCH_LIB_RUNTIME_CUDALIBS_H

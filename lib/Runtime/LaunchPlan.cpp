@@ -1,0 +1,628 @@
+//===- LaunchPlan.cpp - Parse and resolve `// @ptxbench` launch plans -----===//
+//
+// Each `// @ptxbench` line is one statement: `kernel`, `args`, `tensormap`
+// or `workspace`. Words are separated by whitespace outside parentheses, so
+// expressions may hold spaces only inside parentheses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Runtime/Task.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace llvm;
+using namespace ptxbench::runtime;
+
+static constexpr StringLiteral marker = "@ptxbench";
+
+StringRef ptxbench::runtime::scalarTypeName(ScalarType type) {
+  switch (type) {
+  case ScalarType::I32:
+    return "i32";
+  case ScalarType::U32:
+    return "u32";
+  case ScalarType::I64:
+    return "i64";
+  case ScalarType::U64:
+    return "u64";
+  }
+  llvm_unreachable("scalar type");
+}
+
+unsigned ptxbench::runtime::scalarTypeSize(ScalarType type) {
+  return type == ScalarType::I32 || type == ScalarType::U32 ? 4 : 8;
+}
+
+namespace {
+
+struct Word {
+  StringRef text;
+  unsigned col; // 1-based column of text[0]
+};
+
+/// Splits at whitespace (or at `sep` when given) outside parentheses.
+Expected<std::vector<Word>> split(StringRef text, unsigned col,
+                                  const SourceLoc &lineLoc, char sep = 0) {
+  std::vector<Word> words;
+  int depth = 0;
+  size_t start = StringRef::npos;
+  auto flush = [&](size_t end) {
+    if (start != StringRef::npos) {
+      StringRef w = text.slice(start, end);
+      size_t lead = w.size() - w.ltrim().size();
+      w = w.trim();
+      if (!w.empty() || sep)
+        words.push_back({w, unsigned(col + start + lead)});
+      start = StringRef::npos;
+    }
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(')
+      ++depth;
+    if (c == ')' && --depth < 0)
+      return makeError(lineLoc.withCol(col + i), "unbalanced ')'");
+    bool boundary = depth == 0 && (sep ? c == sep : isSpace(c));
+    if (boundary) {
+      if (sep && start == StringRef::npos)
+        start = i; // empty item between separators
+      flush(i);
+      continue;
+    }
+    if (start == StringRef::npos)
+      start = i;
+  }
+  if (depth > 0)
+    return makeError(lineLoc.withCol(col + text.size()), "missing ')'");
+  flush(text.size());
+  return words;
+}
+
+class PlanParser {
+public:
+  PlanParser(StringRef fileName) { plan.file = fileName.str(); }
+
+  Error parseLine(StringRef body, SourceLoc loc) {
+    auto words = split(body, loc.col, loc);
+    if (!words)
+      return words.takeError();
+    if (words->empty())
+      return makeError(loc, "empty @ptxbench line; expected kernel, args, "
+                            "tensormap or workspace");
+    Word keyword = words->front();
+    SourceLoc kwLoc = loc.withCol(keyword.col);
+    if (keyword.text == "kernel")
+      return parseKernel(*words, kwLoc);
+    if (keyword.text == "args") {
+      if (plan.kernels.empty())
+        return makeError(kwLoc, "'args' before any 'kernel' line");
+      size_t off = keyword.col - loc.col + keyword.text.size();
+      return parseArgs(body.substr(off), loc.withCol(loc.col + off),
+                       plan.kernels.back());
+    }
+    if (keyword.text == "tensormap")
+      return parseTensorMap(*words, kwLoc);
+    if (keyword.text == "workspace")
+      return parseWorkspace(*words, kwLoc);
+    return makeError(kwLoc, "unknown statement '" + keyword.text +
+                                "'; expected kernel, args, tensormap or "
+                                "workspace");
+  }
+
+  Expected<LaunchPlan> finish(SourceLoc fileLoc) {
+    if (plan.kernels.empty())
+      return makeError(fileLoc, "no launch plan: expected at least one "
+                                "'// @ptxbench kernel NAME grid=... "
+                                "block=...' line (see docs/launch-plan.md)");
+    for (const KernelDecl &k : plan.kernels)
+      if (!k.hasArgs)
+        return makeError(k.loc, "kernel '" + k.name +
+                                    "' has no 'args' line (write 'args' "
+                                    "alone for a kernel without parameters)");
+    return std::move(plan);
+  }
+
+private:
+  LaunchPlan plan;
+  StringSet<> names;
+
+  Error declare(StringRef name, const SourceLoc &loc, StringRef what) {
+    if (name.empty() || !(isAlpha(name[0]) || name[0] == '_'))
+      return makeError(loc, "expected a " + what + " name, got '" + name + "'");
+    if (what != "kernel" && !names.insert(name).second)
+      return makeError(loc, "'" + name + "' is declared twice");
+    return Error::success();
+  }
+
+  /// `key=value` into key and value (with the value's column).
+  Expected<std::pair<Word, Word>> keyValue(const Word &w,
+                                           const SourceLoc &loc) {
+    size_t eq = w.text.find('=');
+    if (eq == StringRef::npos || eq == 0)
+      return makeError(loc.withCol(w.col),
+                       "expected key=value, got '" + w.text +
+                           "' (spaces are allowed only inside parentheses)");
+    return std::make_pair(
+        Word{w.text.take_front(eq), w.col},
+        Word{w.text.drop_front(eq + 1), unsigned(w.col + eq + 1)});
+  }
+
+  /// A value that is one expression or a parenthesized, comma-separated
+  /// list of them.
+  Expected<std::vector<Expr>> parseTuple(const Word &value,
+                                         const SourceLoc &loc) {
+    SourceLoc at = loc.withCol(value.col);
+    if (value.text.empty())
+      return makeError(at, "expected a value after '='");
+    std::vector<Expr> out;
+    StringRef t = value.text;
+    bool wrapped = false;
+    if (t.starts_with("(") && t.ends_with(")")) {
+      int depth = 0;
+      wrapped = true;
+      for (size_t i = 0; i < t.size(); ++i) {
+        depth += t[i] == '(' ? 1 : t[i] == ')' ? -1 : 0;
+        if (depth == 0 && i + 1 < t.size())
+          wrapped = false; // e.g. (a)*(b)
+      }
+    }
+    if (!wrapped) {
+      auto e = Expr::parse(t, at);
+      if (!e)
+        return e.takeError();
+      out.push_back(*e);
+      return out;
+    }
+    auto items = split(t.drop_front().drop_back(), value.col + 1, at, ',');
+    if (!items)
+      return items.takeError();
+    for (const Word &item : *items) {
+      if (item.text.empty())
+        return makeError(loc.withCol(item.col), "empty element in list");
+      auto e = Expr::parse(item.text, loc.withCol(item.col));
+      if (!e)
+        return e.takeError();
+      out.push_back(*e);
+    }
+    return out;
+  }
+
+  Error parseDims(const Word &value, const SourceLoc &loc,
+                  std::array<Expr, 3> &dims, StringRef what) {
+    auto list = parseTuple(value, loc);
+    if (!list)
+      return list.takeError();
+    if (list->size() > 3)
+      return makeError(loc.withCol(value.col),
+                       what + " takes 1 to 3 dimensions (x, y, z), got " +
+                           Twine(list->size()));
+    for (unsigned i = 0; i < 3; ++i)
+      dims[i] = i < list->size() ? (*list)[i] : Expr::constant(1);
+    return Error::success();
+  }
+
+  Error parseKernel(ArrayRef<Word> words, const SourceLoc &loc) {
+    if (words.size() < 2)
+      return makeError(loc, "expected 'kernel NAME grid=... block=...'");
+    KernelDecl k;
+    k.name = words[1].text.str();
+    k.loc = loc.withCol(words[1].col);
+    if (Error err = declare(k.name, k.loc, "kernel"))
+      return err;
+    k.smem = Expr::constant(0);
+    bool hasGrid = false, hasBlock = false, hasSmem = false;
+    for (const Word &w : words.drop_front(2)) {
+      auto kv = keyValue(w, loc);
+      if (!kv)
+        return kv.takeError();
+      auto [key, value] = *kv;
+      SourceLoc keyLoc = loc.withCol(key.col);
+      bool *seen = key.text == "grid"      ? &hasGrid
+                   : key.text == "block"   ? &hasBlock
+                   : key.text == "cluster" ? &k.hasCluster
+                   : key.text == "smem"    ? &hasSmem
+                                           : nullptr;
+      if (!seen)
+        return makeError(keyLoc, "unknown kernel key '" + key.text +
+                                     "'; expected grid, block, cluster or "
+                                     "smem");
+      if (*seen)
+        return makeError(keyLoc, "'" + key.text + "' given twice");
+      *seen = true;
+      if (key.text == "smem") {
+        auto e = Expr::parse(value.text, loc.withCol(value.col));
+        if (!e)
+          return e.takeError();
+        k.smem = *e;
+        continue;
+      }
+      std::array<Expr, 3> &dims = key.text == "grid"    ? k.grid
+                                  : key.text == "block" ? k.block
+                                                        : k.cluster;
+      if (Error err = parseDims(value, loc, dims, key.text))
+        return err;
+    }
+    if (!hasGrid)
+      return makeError(k.loc, "kernel '" + k.name + "' needs grid=...");
+    if (!hasBlock)
+      return makeError(k.loc, "kernel '" + k.name + "' needs block=...");
+    if (!k.hasCluster)
+      for (Expr &e : k.cluster)
+        e = Expr::constant(1);
+    plan.kernels.push_back(std::move(k));
+    return Error::success();
+  }
+
+  Error parseArgs(StringRef text, const SourceLoc &loc, KernelDecl &k) {
+    k.hasArgs = true;
+    if (text.trim().empty())
+      return Error::success();
+    auto items = split(text, loc.col, loc, ',');
+    if (!items)
+      return items.takeError();
+    for (const Word &item : *items) {
+      SourceLoc at = loc.withCol(item.col);
+      if (item.text.empty())
+        return makeError(at, "empty argument");
+      PlanArg arg;
+      arg.loc = at;
+      StringRef exprText = item.text;
+      size_t colon = item.text.rfind(':');
+      if (colon != StringRef::npos) {
+        StringRef ty = item.text.drop_front(colon + 1).trim();
+        auto type = StringSwitch<std::optional<ScalarType>>(ty)
+                        .Case("i32", ScalarType::I32)
+                        .Case("u32", ScalarType::U32)
+                        .Case("i64", ScalarType::I64)
+                        .Case("u64", ScalarType::U64)
+                        .Default(std::nullopt);
+        if (!type)
+          return makeError(loc.withCol(item.col + colon + 1),
+                           "unknown scalar type '" + ty +
+                               "'; expected i32, u32, i64 or u64");
+        arg.type = type;
+        exprText = item.text.take_front(colon);
+      }
+      auto e = Expr::parse(exprText, at);
+      if (!e)
+        return e.takeError();
+      arg.value = *e;
+      k.args.push_back(std::move(arg));
+    }
+    return Error::success();
+  }
+
+  template <typename E>
+  Error parseEnum(const Word &value, const SourceLoc &loc, StringRef key,
+                  ArrayRef<std::pair<StringRef, E>> options, E &out) {
+    for (const auto &[name, v] : options)
+      if (value.text.equals_insensitive(name)) {
+        out = v;
+        return Error::success();
+      }
+    std::string known;
+    for (const auto &[name, v] : options)
+      known += (known.empty() ? "" : ", ") + name.str();
+    return makeError(loc.withCol(value.col), "unknown " + key + " '" +
+                                                 value.text + "'; expected " +
+                                                 known);
+  }
+
+  Error parseTensorMap(ArrayRef<Word> words, const SourceLoc &loc) {
+    if (words.size() < 2)
+      return makeError(loc, "expected 'tensormap NAME tensor=T box=(...)'");
+    TensorMapDecl m;
+    m.name = words[1].text.str();
+    m.loc = loc.withCol(words[1].col);
+    if (Error err = declare(m.name, m.loc, "tensor map"))
+      return err;
+    for (const Word &w : words.drop_front(2)) {
+      auto kv = keyValue(w, loc);
+      if (!kv)
+        return kv.takeError();
+      auto [key, value] = *kv;
+      if (key.text == "tensor") {
+        m.tensor = value.text.str();
+        m.tensorLoc = loc.withCol(value.col);
+      } else if (key.text == "box") {
+        auto list = parseTuple(value, loc);
+        if (!list)
+          return list.takeError();
+        m.box = *list;
+      } else if (key.text == "swizzle") {
+        if (Error e = parseEnum<Swizzle>(value, loc, "swizzle",
+                                         {{"none", Swizzle::None},
+                                          {"32B", Swizzle::B32},
+                                          {"64B", Swizzle::B64},
+                                          {"128B", Swizzle::B128}},
+                                         m.swizzle))
+          return e;
+      } else if (key.text == "interleave") {
+        if (Error e = parseEnum<Interleave>(value, loc, "interleave",
+                                            {{"none", Interleave::None},
+                                             {"16B", Interleave::B16},
+                                             {"32B", Interleave::B32}},
+                                            m.interleave))
+          return e;
+      } else if (key.text == "l2") {
+        if (Error e = parseEnum<L2Promotion>(value, loc, "l2 promotion",
+                                             {{"none", L2Promotion::None},
+                                              {"64B", L2Promotion::B64},
+                                              {"128B", L2Promotion::B128},
+                                              {"256B", L2Promotion::B256}},
+                                             m.l2))
+          return e;
+      } else if (key.text == "oob") {
+        if (Error e = parseEnum<OobFill>(
+                value, loc, "oob fill",
+                {{"zero", OobFill::Zero}, {"nan", OobFill::NaN}}, m.oob))
+          return e;
+      } else {
+        return makeError(loc.withCol(key.col),
+                         "unknown tensormap key '" + key.text +
+                             "'; expected tensor, box, swizzle, interleave, "
+                             "l2 or oob");
+      }
+    }
+    if (m.tensor.empty())
+      return makeError(m.loc, "tensormap '" + m.name + "' needs tensor=NAME");
+    if (m.box.empty())
+      return makeError(m.loc, "tensormap '" + m.name + "' needs box=(...)");
+    plan.tensorMaps.push_back(std::move(m));
+    return Error::success();
+  }
+
+  Error parseWorkspace(ArrayRef<Word> words, const SourceLoc &loc) {
+    if (words.size() < 2)
+      return makeError(loc, "expected 'workspace NAME bytes=EXPR [zero]'");
+    WorkspaceDecl w;
+    w.name = words[1].text.str();
+    w.loc = loc.withCol(words[1].col);
+    if (Error err = declare(w.name, w.loc, "workspace"))
+      return err;
+    for (const Word &word : words.drop_front(2)) {
+      if (word.text == "zero") {
+        w.zero = true;
+        continue;
+      }
+      auto kv = keyValue(word, loc);
+      if (!kv)
+        return kv.takeError();
+      auto [key, value] = *kv;
+      if (key.text != "bytes")
+        return makeError(loc.withCol(key.col),
+                         "unknown workspace key '" + key.text +
+                             "'; expected bytes=EXPR or the word zero");
+      auto e = Expr::parse(value.text, loc.withCol(value.col));
+      if (!e)
+        return e.takeError();
+      w.bytes = *e;
+    }
+    if (w.bytes.isNull())
+      return makeError(w.loc, "workspace '" + w.name + "' needs bytes=EXPR");
+    plan.workspaces.push_back(std::move(w));
+    return Error::success();
+  }
+};
+
+} // namespace
+
+Expected<LaunchPlan> ptxbench::runtime::parseLaunchPlan(StringRef source,
+                                                        StringRef fileName) {
+  PlanParser parser(fileName);
+  unsigned lineNo = 0;
+  for (StringRef rest = source; !rest.empty() || lineNo == 0;) {
+    auto [line, tail] = rest.split('\n');
+    rest = tail;
+    ++lineNo;
+    line = line.rtrim("\r");
+    StringRef t = line.ltrim();
+    if (t.consume_front("//")) {
+      StringRef afterSlashes = t.ltrim();
+      if (afterSlashes.starts_with(marker)) {
+        StringRef body = afterSlashes.drop_front(marker.size());
+        unsigned col = line.size() - body.size() + 1;
+        if (!body.empty() && !isSpace(body[0]))
+          continue; // e.g. @ptxbenchmark: not ours
+        SourceLoc loc{fileName.str(), lineNo, col};
+        if (Error err = parser.parseLine(body, loc))
+          return std::move(err);
+      }
+    }
+    if (tail.empty())
+      break;
+  }
+  return parser.finish(SourceLoc{fileName.str(), 0, 0});
+}
+
+//===----------------------------------------------------------------------===//
+// Resolution against a task and one workload
+//===----------------------------------------------------------------------===//
+
+static Expected<uint32_t> evalDim(const Expr &e, const Bindings &params,
+                                  StringRef what, int64_t max) {
+  auto v = e.evaluate(params);
+  if (!v)
+    return v.takeError();
+  if (*v < 1 || *v > max)
+    return makeError(e.loc(), what + " '" + e.text() + "' is " + Twine(*v) +
+                                  " here; it must be in [1, " + Twine(max) +
+                                  "]");
+  return uint32_t(*v);
+}
+
+Expected<ResolvedPlan>
+ptxbench::runtime::resolveLaunchPlan(const LaunchPlan &plan, const Task &task,
+                                     const Bindings &params) {
+  ResolvedPlan out;
+  StringMap<unsigned> workspaceIndex, mapIndex;
+  for (const WorkspaceDecl &w : plan.workspaces) {
+    if (task.tensorIndex(w.name) >= 0 || params.count(w.name))
+      return makeError(w.loc, "workspace '" + w.name +
+                                  "' hides a task tensor or parameter");
+    auto bytes = w.bytes.evaluate(params);
+    if (!bytes)
+      return bytes.takeError();
+    if (*bytes < 0 || *bytes > (int64_t(1) << 40))
+      return makeError(w.bytes.loc(), "workspace size '" + w.bytes.text() +
+                                          "' is " + Twine(*bytes) +
+                                          " bytes here");
+    workspaceIndex[w.name] = out.workspaces.size();
+    out.workspaces.push_back({w.name, uint64_t(*bytes), w.zero});
+  }
+  for (const TensorMapDecl &m : plan.tensorMaps) {
+    if (task.tensorIndex(m.name) >= 0 || params.count(m.name))
+      return makeError(m.loc, "tensor map '" + m.name +
+                                  "' hides a task tensor or parameter");
+    int t = task.tensorIndex(m.tensor);
+    if (t < 0) {
+      std::string known;
+      for (const TensorSpec &s : task.tensors)
+        known += (known.empty() ? "" : ", ") + s.name;
+      return makeError(m.tensorLoc, "unknown tensor '" + m.tensor +
+                                        "' (task tensors: " + known + ")");
+    }
+    const TensorSpec &spec = task.tensors[t];
+    if (m.box.size() != spec.shape.size())
+      return makeError(m.loc, "box has " + Twine(m.box.size()) +
+                                  " sizes but tensor '" + spec.name +
+                                  "' has rank " + Twine(spec.shape.size()));
+    if (m.box.size() > 5)
+      return makeError(m.loc, "tensor maps have rank at most 5");
+    ResolvedTensorMap r{m.name,       unsigned(t), {},   m.swizzle,
+                        m.interleave, m.l2,        m.oob};
+    for (const Expr &b : m.box) {
+      auto v = evalDim(b, params, "box size", 256);
+      if (!v)
+        return v.takeError();
+      r.box.push_back(*v);
+    }
+    if (m.interleave == Interleave::None) {
+      uint64_t innerBytes = uint64_t(r.box.back()) * dtypeSize(spec.dtype);
+      if (innerBytes % 16)
+        return makeError(m.box.back().loc(),
+                         "the innermost box size times the element size (" +
+                             Twine(innerBytes) +
+                             " bytes) must be a multiple of 16");
+      unsigned swz = m.swizzle == Swizzle::B32    ? 32
+                     : m.swizzle == Swizzle::B64  ? 64
+                     : m.swizzle == Swizzle::B128 ? 128
+                                                  : 0;
+      if (swz && innerBytes > swz)
+        return makeError(m.box.back().loc(),
+                         "the innermost box is " + Twine(innerBytes) +
+                             " bytes, more than the " + Twine(swz) +
+                             "-byte swizzle span");
+    }
+    mapIndex[m.name] = out.tensorMaps.size();
+    out.tensorMaps.push_back(std::move(r));
+  }
+  for (const KernelDecl &k : plan.kernels) {
+    ResolvedKernel r;
+    r.name = k.name;
+    r.hasCluster = k.hasCluster;
+    static const int64_t gridMax[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+    static const int64_t blockMax[3] = {1024, 1024, 64};
+    for (unsigned i = 0; i < 3; ++i) {
+      auto g = evalDim(k.grid[i], params, "grid dimension", gridMax[i]);
+      if (!g)
+        return g.takeError();
+      auto b = evalDim(k.block[i], params, "block dimension", blockMax[i]);
+      if (!b)
+        return b.takeError();
+      auto c = evalDim(k.cluster[i], params, "cluster dimension", 16);
+      if (!c)
+        return c.takeError();
+      r.grid[i] = *g;
+      r.block[i] = *b;
+      r.cluster[i] = *c;
+      if (r.grid[i] % r.cluster[i])
+        return makeError(k.cluster[i].loc(),
+                         "grid dimension " + Twine(r.grid[i]) +
+                             " is not a multiple of the cluster dimension " +
+                             Twine(r.cluster[i]));
+    }
+    uint64_t threads = uint64_t(r.block[0]) * r.block[1] * r.block[2];
+    if (threads > 1024)
+      return makeError(k.block[0].loc(), "block has " + Twine(threads) +
+                                             " threads; at most 1024");
+    auto smem = k.smem.evaluate(params);
+    if (!smem)
+      return smem.takeError();
+    if (*smem < 0 || *smem > 227 * 1024)
+      return makeError(k.smem.loc(), "dynamic shared memory '" + k.smem.text() +
+                                         "' is " + Twine(*smem) +
+                                         " bytes here; at most 232448");
+    r.smem = uint32_t(*smem);
+    for (const PlanArg &a : k.args) {
+      ResolvedArg ra;
+      std::vector<std::string> used = a.value.names();
+      bool lone = used.size() == 1 && a.value.text() == used[0];
+      if (lone && !params.count(used[0])) {
+        StringRef n = used[0];
+        int t = task.tensorIndex(n);
+        auto ws = workspaceIndex.find(n);
+        auto tm = mapIndex.find(n);
+        if (t >= 0 || ws != workspaceIndex.end() || tm != mapIndex.end()) {
+          if (a.type)
+            return makeError(a.loc, "'" + n + "' is not a scalar; drop the ':" +
+                                        scalarTypeName(*a.type) + "'");
+          if (t >= 0) {
+            ra.kind = ResolvedArg::Kind::Tensor;
+            ra.index = t;
+          } else if (ws != workspaceIndex.end()) {
+            ra.kind = ResolvedArg::Kind::Workspace;
+            ra.index = ws->second;
+          } else {
+            ra.kind = ResolvedArg::Kind::TensorMap;
+            ra.index = tm->second;
+          }
+          r.args.push_back(ra);
+          continue;
+        }
+      }
+      ra.kind = ResolvedArg::Kind::Scalar;
+      ra.type = a.type.value_or(ScalarType::I32);
+      auto v = a.value.evaluate(params);
+      if (!v) {
+        // Name tensors, workspaces and maps too, so a typo is easy to spot.
+        std::string msg = toString(v.takeError());
+        std::string known;
+        for (const TensorSpec &s : task.tensors)
+          known += (known.empty() ? "" : ", ") + s.name;
+        for (const auto &w : plan.workspaces)
+          known += ", " + w.name;
+        for (const auto &m : plan.tensorMaps)
+          known += ", " + m.name;
+        return createStringError(inconvertibleErrorCode(),
+                                 msg + "; buffers: " + known);
+      }
+      int64_t value = *v;
+      bool fits = true;
+      switch (ra.type) {
+      case ScalarType::I32:
+        fits = value >= INT32_MIN && value <= INT32_MAX;
+        break;
+      case ScalarType::U32:
+        fits = value >= 0 && value <= int64_t(UINT32_MAX);
+        break;
+      case ScalarType::I64:
+        break;
+      case ScalarType::U64:
+        fits = value >= 0;
+        break;
+      }
+      if (!fits)
+        return makeError(a.loc, "value " + Twine(value) + " of '" +
+                                    a.value.text() + "' does not fit " +
+                                    scalarTypeName(ra.type));
+      ra.value = value;
+      r.args.push_back(ra);
+    }
+    out.kernels.push_back(std::move(r));
+  }
+  return out;
+}

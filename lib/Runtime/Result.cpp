@@ -1,0 +1,417 @@
+//===- Result.cpp - Output checks, timing statistics and reports ----------===//
+
+#include "ptxbench/Runtime/Result.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace llvm;
+using namespace ptxbench::runtime;
+
+static constexpr std::pair<Status, StringLiteral> statusNames[] = {
+    {Status::Passed, "PASSED"},
+    {Status::Incorrect, "INCORRECT"},
+    {Status::CompileError, "COMPILE_ERROR"},
+    {Status::PlanError, "PLAN_ERROR"},
+    {Status::LaunchError, "LAUNCH_ERROR"},
+    {Status::RuntimeError, "RUNTIME_ERROR"},
+    {Status::Timeout, "TIMEOUT"},
+    {Status::HarnessError, "HARNESS_ERROR"},
+    {Status::NoGpu, "NO_GPU"},
+    {Status::Skipped, "SKIPPED"},
+};
+
+StringRef ptxbench::runtime::statusName(Status status) {
+  for (const auto &[s, name] : statusNames)
+    if (s == status)
+      return name;
+  llvm_unreachable("status");
+}
+
+std::optional<Status> ptxbench::runtime::parseStatus(StringRef name) {
+  for (const auto &[s, n] : statusNames)
+    if (n == name)
+      return s;
+  return std::nullopt;
+}
+
+bool ptxbench::runtime::isUnwritten(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits == unwrittenF32Bits;
+}
+
+float ptxbench::runtime::bf16ToFloat(uint16_t bits) {
+  uint32_t u = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+uint16_t ptxbench::runtime::floatToBF16(float value) {
+  uint32_t u;
+  std::memcpy(&u, &value, 4);
+  if (std::isnan(value))
+    return uint16_t((u >> 16) | 0x40);
+  u += 0x7FFF + ((u >> 16) & 1);
+  return uint16_t(u >> 16);
+}
+
+CompareStats ptxbench::runtime::compareOutputs(ArrayRef<float> out,
+                                               ArrayRef<float> ref,
+                                               std::optional<Tolerance> tol,
+                                               std::optional<double> relL2) {
+  CompareStats s;
+  s.count = out.size();
+  double errSq = 0, refSq = 0, worstScore = -1;
+  int64_t firstBad = -1;
+  for (size_t i = 0; i < out.size() && i < ref.size(); ++i) {
+    float o = out[i];
+    double r = ref[i];
+    if (isUnwritten(o)) {
+      if (!s.unwritten++ && firstBad < 0)
+        firstBad = i;
+      continue;
+    }
+    if (!std::isfinite(o)) {
+      if (!s.nonFinite++ && firstBad < 0)
+        firstBad = i;
+      continue;
+    }
+    double err = std::fabs(double(o) - r);
+    errSq += err * err;
+    refSq += r * r;
+    s.maxAbsErr = std::max(s.maxAbsErr, err);
+    if (r != 0)
+      s.maxRelErr = std::max(s.maxRelErr, err / std::fabs(r));
+    double allowed = tol ? tol->atol + tol->rtol * std::fabs(r) : 0;
+    double score = allowed > 0 ? err / allowed : err;
+    if (tol && err > allowed)
+      ++s.outOfTolerance;
+    if (score > worstScore) {
+      worstScore = score;
+      s.worstIndex = i;
+    }
+  }
+  if (out.size() != ref.size()) {
+    s.failedCheck = "size";
+    return s;
+  }
+  s.relL2 = refSq > 0 ? std::sqrt(errSq / refSq) : std::sqrt(errSq);
+  if (firstBad >= 0)
+    s.worstIndex = firstBad;
+  if (s.worstIndex >= 0) {
+    s.worstValue = out[s.worstIndex];
+    s.worstRef = ref[s.worstIndex];
+  }
+  if (s.unwritten)
+    s.failedCheck = "unwritten";
+  else if (s.nonFinite)
+    s.failedCheck = "non-finite";
+  else if (tol && s.outOfTolerance)
+    s.failedCheck = "tolerance";
+  else if (relL2 && !(s.relL2 <= *relL2))
+    s.failedCheck = "rel_l2";
+  s.passed = s.failedCheck.empty();
+  return s;
+}
+
+TimingStats ptxbench::runtime::summarizeTimes(ArrayRef<double> samplesMs) {
+  TimingStats t;
+  t.samples = samplesMs.size();
+  if (samplesMs.empty())
+    return t;
+  std::vector<double> v(samplesMs.begin(), samplesMs.end());
+  std::sort(v.begin(), v.end());
+  auto quantile = [&](double q) {
+    double pos = q * (v.size() - 1);
+    size_t lo = size_t(pos);
+    size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+  };
+  t.medianMs = quantile(0.5);
+  t.q1Ms = quantile(0.25);
+  t.q3Ms = quantile(0.75);
+  t.minMs = v.front();
+  double sum = 0;
+  for (double x : v)
+    sum += x;
+  t.meanMs = sum / v.size();
+  if (v.size() > 1 && t.meanMs > 0) {
+    double var = 0;
+    for (double x : v)
+      var += (x - t.meanMs) * (x - t.meanMs);
+    var /= v.size() - 1;
+    t.rse = std::sqrt(var / v.size()) / t.meanMs;
+  }
+  return t;
+}
+
+bool ptxbench::runtime::enoughSamples(ArrayRef<double> samplesMs,
+                                      double elapsedSeconds,
+                                      const Task::Timing &timing) {
+  if (samplesMs.size() >= timing.maxSamples)
+    return true;
+  if (samplesMs.size() < timing.minSamples)
+    return false;
+  if (elapsedSeconds >= timing.maxSeconds)
+    return true;
+  return summarizeTimes(samplesMs).rse < timing.targetRse;
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+json::Value ptxbench::runtime::toJSON(const CompareStats &s) {
+  json::Object o{{"passed", s.passed},
+                 {"count", int64_t(s.count)},
+                 {"unwritten", int64_t(s.unwritten)},
+                 {"non_finite", int64_t(s.nonFinite)},
+                 {"out_of_tolerance", int64_t(s.outOfTolerance)},
+                 {"max_abs_err", s.maxAbsErr},
+                 {"max_rel_err", s.maxRelErr},
+                 {"rel_l2", s.relL2},
+                 {"worst_index", s.worstIndex}};
+  // JSON has no NaN: write non-finite values as strings.
+  auto num = [](double v) -> json::Value {
+    if (std::isfinite(v))
+      return v;
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  };
+  o["worst_value"] = isUnwritten(float(s.worstValue)) && s.unwritten
+                         ? json::Value("unwritten")
+                         : num(s.worstValue);
+  o["worst_ref"] = num(s.worstRef);
+  if (!s.failedCheck.empty())
+    o["failed_check"] = s.failedCheck;
+  return o;
+}
+
+json::Value ptxbench::runtime::toJSON(const TimingStats &t) {
+  return json::Object{{"samples", int64_t(t.samples)},
+                      {"median_ms", t.medianMs},
+                      {"q1_ms", t.q1Ms},
+                      {"q3_ms", t.q3Ms},
+                      {"min_ms", t.minMs},
+                      {"mean_ms", t.meanMs},
+                      {"rse", t.rse}};
+}
+
+json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
+  json::Object params;
+  for (const auto &p : r.params)
+    params[p.getKey()] = p.getValue();
+  json::Object o{{"workload", r.workload},
+                 {"params", std::move(params)},
+                 {"status", statusName(r.status)},
+                 {"flops", r.flops},
+                 {"bytes", r.bytes}};
+  if (!r.message.empty())
+    o["message"] = r.message;
+  if (r.check) {
+    o["check"] = toJSON(*r.check);
+    o["checked_tensor"] = r.checkedTensor;
+  }
+  if (r.time) {
+    o["time"] = toJSON(*r.time);
+    double s = r.time->medianMs * 1e-3;
+    if (r.flops > 0)
+      o["tflops"] = r.flops / s * 1e-12;
+    if (r.bytes > 0)
+      o["gbps"] = r.bytes / s * 1e-9;
+  }
+  if (r.baselineTime) {
+    o["baseline_time"] = toJSON(*r.baselineTime);
+    if (r.time)
+      o["speedup"] = r.baselineTime->medianMs / r.time->medianMs;
+  }
+  if (!r.compileLog.empty())
+    o["compile_log"] = r.compileLog;
+  if (!r.jitLog.empty())
+    o["jit_log"] = r.jitLog;
+  return o;
+}
+
+static double solFraction(const RunResult &run, const WorkloadResult &r) {
+  if (!r.time || r.time->medianMs <= 0 || (!run.peakTflops && !run.peakGBps))
+    return 0;
+  double floor = 0;
+  if (run.peakTflops > 0)
+    floor = std::max(floor, r.flops / (run.peakTflops * 1e12));
+  if (run.peakGBps > 0)
+    floor = std::max(floor, r.bytes / (run.peakGBps * 1e9));
+  return floor / (r.time->medianMs * 1e-3);
+}
+
+json::Value ptxbench::runtime::toJSON(const RunResult &run) {
+  json::Array workloads;
+  for (const WorkloadResult &r : run.workloads) {
+    json::Value v = toJSON(r);
+    if (double f = solFraction(run, r)) {
+      v.getAsObject()->insert({"sol_fraction", f});
+      if (f > 1)
+        v.getAsObject()->insert({"sol_impossible", true});
+    }
+    workloads.push_back(std::move(v));
+  }
+  return json::Object{{"task", run.task},
+                      {"solution", run.solution},
+                      {"device", run.device},
+                      {"peak_tflops", run.peakTflops},
+                      {"peak_gbps", run.peakGBps},
+                      {"status", statusName(worstStatus(run))},
+                      {"workloads", std::move(workloads)}};
+}
+
+static bool readTiming(const json::Object *o, TimingStats &t) {
+  if (!o)
+    return false;
+  t.samples = o->getInteger("samples").value_or(0);
+  t.medianMs = o->getNumber("median_ms").value_or(0);
+  t.q1Ms = o->getNumber("q1_ms").value_or(0);
+  t.q3Ms = o->getNumber("q3_ms").value_or(0);
+  t.minMs = o->getNumber("min_ms").value_or(0);
+  t.meanMs = o->getNumber("mean_ms").value_or(0);
+  t.rse = o->getNumber("rse").value_or(0);
+  return true;
+}
+
+bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
+  const json::Object *o = value.getAsObject();
+  if (!o)
+    return false;
+  auto status = parseStatus(o->getString("status").value_or(""));
+  if (!status)
+    return false;
+  r.status = *status;
+  r.workload = o->getString("workload").value_or("").str();
+  if (const json::Object *p = o->getObject("params"))
+    for (const auto &kv : *p)
+      r.params[kv.first] = kv.second.getAsInteger().value_or(0);
+  r.message = o->getString("message").value_or("").str();
+  r.flops = o->getNumber("flops").value_or(0);
+  r.bytes = o->getNumber("bytes").value_or(0);
+  r.compileLog = o->getString("compile_log").value_or("").str();
+  r.jitLog = o->getString("jit_log").value_or("").str();
+  if (const json::Object *c = o->getObject("check")) {
+    CompareStats s;
+    s.passed = c->getBoolean("passed").value_or(false);
+    s.count = c->getInteger("count").value_or(0);
+    s.unwritten = c->getInteger("unwritten").value_or(0);
+    s.nonFinite = c->getInteger("non_finite").value_or(0);
+    s.outOfTolerance = c->getInteger("out_of_tolerance").value_or(0);
+    s.maxAbsErr = c->getNumber("max_abs_err").value_or(0);
+    s.maxRelErr = c->getNumber("max_rel_err").value_or(0);
+    s.relL2 = c->getNumber("rel_l2").value_or(0);
+    s.worstIndex = c->getInteger("worst_index").value_or(-1);
+    auto readNum = [&](StringRef key) -> double {
+      const json::Value *v = c->get(key);
+      if (!v)
+        return 0;
+      if (auto d = v->getAsNumber())
+        return *d;
+      StringRef t = v->getAsString().value_or("nan");
+      if (t == "inf")
+        return INFINITY;
+      if (t == "-inf")
+        return -INFINITY;
+      if (t == "unwritten") {
+        float f;
+        std::memcpy(&f, &unwrittenF32Bits, 4);
+        return f;
+      }
+      return NAN;
+    };
+    s.worstValue = readNum("worst_value");
+    s.worstRef = readNum("worst_ref");
+    s.failedCheck = c->getString("failed_check").value_or("").str();
+    r.check = s;
+    r.checkedTensor = o->getString("checked_tensor").value_or("").str();
+  }
+  TimingStats t;
+  if (readTiming(o->getObject("time"), t))
+    r.time = t;
+  if (readTiming(o->getObject("baseline_time"), t))
+    r.baselineTime = t;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Readable summary
+//===----------------------------------------------------------------------===//
+
+Status ptxbench::runtime::worstStatus(const RunResult &run) {
+  Status worst = Status::Passed;
+  for (const WorkloadResult &r : run.workloads)
+    if (r.status != Status::Passed && worst == Status::Passed)
+      worst = r.status;
+  return run.workloads.empty() ? Status::Skipped : worst;
+}
+
+static std::string fmtValue(double v) {
+  if (isUnwritten(float(v)))
+    return "unwritten";
+  std::string s;
+  raw_string_ostream os(s);
+  os << format("%.6g", v);
+  return s;
+}
+
+void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
+  os << "task " << run.task << ", solution " << run.solution;
+  if (!run.device.empty())
+    os << ", device " << run.device;
+  os << "\n";
+  os << format("%-28s %-13s %10s %10s %10s %9s %10s %8s %6s\n", "workload",
+               "status", "rel_l2", "max_abs", "time_ms", "TFLOP/s", "base_ms",
+               "speedup", "SOL");
+  for (const WorkloadResult &r : run.workloads) {
+    std::string l2 = r.check ? fmtValue(r.check->relL2) : "-";
+    std::string maxAbs = r.check ? fmtValue(r.check->maxAbsErr) : "-";
+    std::string time = "-", tflops = "-", base = "-", speedup = "-", sol = "-";
+    if (r.time) {
+      time = fmtValue(r.time->medianMs);
+      tflops = formatv("{0:f1}", r.flops / (r.time->medianMs * 1e-3) * 1e-12);
+      if (double f = solFraction(run, r))
+        sol = f > 1 ? "IMPOSSIBLE" : formatv("{0:f0}%", f * 100).str();
+    }
+    if (r.baselineTime) {
+      base = fmtValue(r.baselineTime->medianMs);
+      if (r.time)
+        speedup =
+            formatv("{0:f2}x", r.baselineTime->medianMs / r.time->medianMs);
+    }
+    os << format("%-28s %-13s %10s %10s %10s %9s %10s %8s %6s\n",
+                 r.workload.c_str(), statusName(r.status).data(), l2.c_str(),
+                 maxAbs.c_str(), time.c_str(), tflops.c_str(), base.c_str(),
+                 speedup.c_str(), sol.c_str());
+    if (r.time)
+      os << "    time: median " << fmtValue(r.time->medianMs) << " ms, IQR ["
+         << fmtValue(r.time->q1Ms) << ", " << fmtValue(r.time->q3Ms) << "] ms, "
+         << r.time->samples << " samples, rse "
+         << formatv("{0:f2}%", r.time->rse * 100) << "\n";
+    if (r.check && !r.check->passed)
+      os << "    check '" << r.check->failedCheck << "' failed on "
+         << r.checkedTensor << ": worst element [" << r.check->worstIndex
+         << "] = " << fmtValue(r.check->worstValue) << ", reference "
+         << fmtValue(r.check->worstRef) << "; " << r.check->unwritten
+         << " unwritten, " << r.check->nonFinite << " non-finite, "
+         << r.check->outOfTolerance << " out of tolerance of " << r.check->count
+         << "\n";
+    if (!r.message.empty()) {
+      StringRef msg = StringRef(r.message).trim();
+      SmallVector<StringRef> lines;
+      msg.split(lines, '\n');
+      for (unsigned i = 0; i < lines.size() && i < 12; ++i)
+        os << "    " << lines[i] << "\n";
+      if (lines.size() > 12)
+        os << "    ... (" << lines.size() - 12 << " more lines in the JSON)\n";
+    }
+  }
+  os << "status: " << statusName(worstStatus(run)) << "\n";
+}

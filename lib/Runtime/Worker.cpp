@@ -1,0 +1,200 @@
+//===- Worker.cpp - Supervise worker processes over a private pipe --------===//
+//
+// The worker is started with posix_spawn and gets the write end of a pipe
+// (--result-fd); nothing it writes elsewhere is read. Each line is one JSON
+// event: "device", "start" (a workload begins), "result". The watchdog kills
+// a worker that stays silent longer than the timeout; the workload it had
+// started is then TIMEOUT, a crash is RUNTIME_ERROR, and a fresh worker
+// continues with the next workload.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Runtime/Worker.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+using namespace llvm;
+using namespace ptxbench::runtime;
+
+namespace {
+
+struct WorkerExit {
+  bool timedOut = false;
+  int status = 0; // from waitpid
+};
+
+/// Runs one worker from `first`; fills results[i] as they arrive and returns
+/// how the worker ended and which workload was in flight (-1 if none).
+WorkerExit runOne(const SuperviseOptions &options, unsigned first,
+                  std::vector<std::optional<WorkloadResult>> &results,
+                  RunResult &run, int &inFlight) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    WorkerExit e;
+    e.status = -1;
+    return e;
+  }
+  // The child's end must survive exec.
+  int childFd = fcntl(fds[1], F_DUPFD, 100);
+  close(fds[1]);
+  std::vector<std::string> args = options.argv;
+  args.push_back("--first-workload=" + std::to_string(first));
+  args.push_back("--result-fd=" + std::to_string(childFd));
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+  close(childFd);
+  WorkerExit exit;
+  if (rc != 0) {
+    close(fds[0]);
+    exit.status = -1;
+    return exit;
+  }
+  inFlight = -1;
+  std::string pending;
+  auto deadline = [&] {
+    return std::chrono::steady_clock::now() +
+           std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
+  };
+  auto until = deadline();
+  char buf[65536];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    until - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      kill(pid, SIGKILL);
+      exit.timedOut = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int n = poll(&p, 1, int(std::min<int64_t>(left, 1000)));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n == 0)
+      continue;
+    ssize_t got = read(fds[0], buf, sizeof(buf));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break; // EOF: the worker ended
+    pending.append(buf, got);
+    size_t nl;
+    while ((nl = pending.find('\n')) != std::string::npos) {
+      std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      auto v = json::parse(line);
+      if (!v) {
+        consumeError(v.takeError());
+        continue;
+      }
+      const json::Object *o = v->getAsObject();
+      if (!o)
+        continue;
+      until = deadline();
+      StringRef event = o->getString("event").value_or("");
+      int64_t index = o->getInteger("index").value_or(-1);
+      if (event == "device") {
+        run.device = o->getString("device").value_or("").str();
+        run.peakTflops = o->getNumber("peak_tflops").value_or(0);
+        run.peakGBps = o->getNumber("peak_gbps").value_or(0);
+      } else if (event == "start") {
+        inFlight = index;
+        if (options.progress)
+          *options.progress << "  running workload " << index + 1 << "/"
+                            << results.size() << "...\n";
+      } else if (event == "result" && index >= 0 &&
+                 size_t(index) < results.size()) {
+        WorkloadResult r;
+        if (const json::Value *rv = o->get("result"); rv && fromJSON(*rv, r))
+          results[index] = std::move(r);
+        inFlight = -1;
+      }
+    }
+  }
+  close(fds[0]);
+  while (waitpid(pid, &exit.status, 0) < 0 && errno == EINTR)
+    ;
+  return exit;
+}
+
+} // namespace
+
+void ptxbench::runtime::superviseWorkers(const std::vector<Workload> &workloads,
+                                         const SuperviseOptions &options,
+                                         RunResult &run) {
+  std::vector<std::optional<WorkloadResult>> results(workloads.size());
+  unsigned next = 0;
+  while (next < workloads.size()) {
+    int inFlight = -1;
+    WorkerExit e = runOne(options, next, results, run, inFlight);
+    // The first workload without a result is where the worker stopped.
+    unsigned stopped = next;
+    while (stopped < workloads.size() && results[stopped])
+      ++stopped;
+    if (stopped == workloads.size())
+      break;
+    if (inFlight >= 0)
+      stopped = inFlight;
+    WorkloadResult r;
+    r.workload = workloads[stopped].name;
+    r.params = workloads[stopped].params;
+    if (e.status == -1) {
+      r.status = Status::HarnessError;
+      r.message = "cannot start a worker process (" + options.argv[0] + ")";
+    } else if (e.timedOut) {
+      r.status = Status::Timeout;
+      r.message = "killed by the watchdog after " +
+                  formatv("{0}", options.timeoutSeconds).str() +
+                  " s without progress (a hang, e.g. an mbarrier wait that "
+                  "never completes)";
+    } else if (WIFSIGNALED(e.status)) {
+      r.status = Status::RuntimeError;
+      r.message = "the worker process died with signal " +
+                  std::to_string(WTERMSIG(e.status)) + " (" +
+                  strsignal(WTERMSIG(e.status)) + ")";
+    } else if (inFlight < 0 && WIFEXITED(e.status) &&
+               WEXITSTATUS(e.status) == 3) {
+      // The worker reported its failure and gave up its lost context.
+      next = stopped;
+      continue;
+    } else {
+      r.status = Status::HarnessError;
+      r.message =
+          "the worker exited with status " +
+          std::to_string(WIFEXITED(e.status) ? WEXITSTATUS(e.status) : -1) +
+          " before reporting this workload";
+    }
+    results[stopped] = r;
+    next = stopped + 1;
+    if (e.status == -1)
+      break;
+  }
+  run.workloads.clear();
+  for (unsigned i = 0; i < workloads.size(); ++i) {
+    if (results[i]) {
+      run.workloads.push_back(*results[i]);
+      continue;
+    }
+    WorkloadResult r;
+    r.workload = workloads[i].name;
+    r.params = workloads[i].params;
+    r.status = Status::Skipped;
+    run.workloads.push_back(r);
+  }
+}

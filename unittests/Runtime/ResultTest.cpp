@@ -1,0 +1,188 @@
+//===- ResultTest.cpp - Tests of output checks, timing stats, reports -----===//
+
+#include "ptxbench/Runtime/Result.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace ptxbench::runtime;
+
+namespace {
+
+float unwritten() {
+  float f;
+  std::memcpy(&f, &unwrittenF32Bits, 4);
+  return f;
+}
+
+const Tolerance tol{0.01, 0.01};
+
+TEST(ResultTest, BF16Conversion) {
+  EXPECT_EQ(floatToBF16(1.0f), 0x3F80);
+  EXPECT_EQ(bf16ToFloat(0x3F80), 1.0f);
+  EXPECT_EQ(floatToBF16(1.00390625f), 0x3F80); // tie to even
+  EXPECT_EQ(floatToBF16(1.01171875f), 0x3F82); // tie to even (up)
+  EXPECT_TRUE(isUnwritten(bf16ToFloat(unwrittenBF16Bits)));
+  EXPECT_FALSE(isUnwritten(NAN));
+}
+
+TEST(ResultTest, Passes) {
+  std::vector<float> ref = {1, -2, 100, 0};
+  std::vector<float> out = {1.005f, -2.01f, 100.5f, 0.009f};
+  CompareStats s = compareOutputs(out, ref, tol, 0.01);
+  EXPECT_TRUE(s.passed) << s.failedCheck;
+  EXPECT_EQ(s.outOfTolerance, 0u);
+  EXPECT_NEAR(s.maxAbsErr, 0.5, 1e-6);
+  EXPECT_LT(s.relL2, 0.01);
+}
+
+TEST(ResultTest, UnwrittenFailsFirst) {
+  std::vector<float> ref = {1, 2, 3, 4};
+  std::vector<float> out = {1, 50, unwritten(), unwritten()};
+  CompareStats s = compareOutputs(out, ref, tol, std::nullopt);
+  EXPECT_FALSE(s.passed);
+  EXPECT_EQ(s.failedCheck, "unwritten");
+  EXPECT_EQ(s.unwritten, 2u);
+  EXPECT_EQ(s.worstIndex, 2);
+  EXPECT_EQ(s.worstRef, 3);
+  EXPECT_TRUE(isUnwritten(float(s.worstValue)));
+}
+
+TEST(ResultTest, NaNAndInfFail) {
+  std::vector<float> ref = {1, 2, 3};
+  CompareStats s = compareOutputs({1.0f, NAN, 3.0f}, ref, tol, std::nullopt);
+  EXPECT_EQ(s.failedCheck, "non-finite");
+  EXPECT_EQ(s.worstIndex, 1);
+  s = compareOutputs({1.0f, 2.0f, INFINITY}, ref, std::nullopt, 1.0);
+  EXPECT_EQ(s.failedCheck, "non-finite");
+  EXPECT_EQ(s.nonFinite, 1u);
+  EXPECT_EQ(s.worstIndex, 2);
+}
+
+TEST(ResultTest, WorstElementOutsideTolerance) {
+  std::vector<float> ref = {100, 1, 0};
+  // Index 0 has the largest absolute error, index 2 is furthest outside
+  // its tolerance (0.01 + 0.01*0).
+  std::vector<float> out = {101.5f, 1.0f, 0.5f};
+  CompareStats s = compareOutputs(out, ref, tol, std::nullopt);
+  EXPECT_EQ(s.failedCheck, "tolerance");
+  EXPECT_EQ(s.outOfTolerance, 2u);
+  EXPECT_EQ(s.worstIndex, 2);
+  EXPECT_EQ(s.worstValue, 0.5);
+  EXPECT_EQ(s.worstRef, 0);
+  EXPECT_NEAR(s.maxAbsErr, 1.5, 1e-6);
+}
+
+TEST(ResultTest, RelL2Only) {
+  std::vector<float> ref = {3, 4};
+  std::vector<float> out = {3, 4.5f}; // ||err|| = 0.5, ||ref|| = 5
+  EXPECT_NEAR(compareOutputs(out, ref, std::nullopt, 0.2).relL2, 0.1, 1e-9);
+  EXPECT_TRUE(compareOutputs(out, ref, std::nullopt, 0.2).passed);
+  EXPECT_EQ(compareOutputs(out, ref, std::nullopt, 0.05).failedCheck, "rel_l2");
+}
+
+TEST(ResultTest, TimingStats) {
+  TimingStats t = summarizeTimes({4, 1, 3, 2, 5});
+  EXPECT_EQ(t.samples, 5u);
+  EXPECT_EQ(t.medianMs, 3);
+  EXPECT_EQ(t.q1Ms, 2);
+  EXPECT_EQ(t.q3Ms, 4);
+  EXPECT_EQ(t.minMs, 1);
+  EXPECT_NEAR(t.rse, std::sqrt(2.5 / 5) / 3, 1e-12);
+  EXPECT_EQ(summarizeTimes({}).samples, 0u);
+}
+
+TEST(ResultTest, StoppingRule) {
+  Task::Timing timing;
+  timing.minSamples = 3;
+  timing.maxSamples = 6;
+  timing.maxSeconds = 1;
+  timing.targetRse = 0.005;
+  EXPECT_FALSE(enoughSamples({1, 1}, 0, timing));            // below minimum
+  EXPECT_TRUE(enoughSamples({1, 1, 1}, 0, timing));          // rse 0
+  EXPECT_FALSE(enoughSamples({1, 2, 3}, 0.1, timing));       // noisy
+  EXPECT_TRUE(enoughSamples({1, 2, 3}, 1.5, timing));        // time cap
+  EXPECT_TRUE(enoughSamples({1, 2, 3, 1, 2, 3}, 0, timing)); // sample cap
+}
+
+WorkloadResult failedResult() {
+  WorkloadResult r;
+  r.workload = "dev M=2 N=2 K=2";
+  r.params["M"] = 2;
+  r.status = Status::Incorrect;
+  r.message = "output C is wrong";
+  r.checkedTensor = "C";
+  r.check = compareOutputs({1, unwritten()}, {1, 2}, tol, std::nullopt);
+  r.flops = 16;
+  r.bytes = 24;
+  return r;
+}
+
+TEST(ResultTest, JSONRoundTrip) {
+  WorkloadResult r = failedResult();
+  r.time = summarizeTimes({1, 2, 3});
+  r.baselineTime = summarizeTimes({2, 4, 6});
+  r.jitLog = "ptxas info";
+  llvm::json::Value v = toJSON(r);
+  const llvm::json::Object *o = v.getAsObject();
+  EXPECT_EQ(o->getString("status"), "INCORRECT");
+  EXPECT_EQ(*o->getNumber("speedup"), 2.0);
+  EXPECT_EQ(o->getObject("check")->getString("worst_value"), "unwritten");
+  EXPECT_EQ(o->getObject("check")->getString("failed_check"), "unwritten");
+
+  WorkloadResult back;
+  ASSERT_TRUE(fromJSON(v, back));
+  EXPECT_EQ(back.status, Status::Incorrect);
+  EXPECT_EQ(back.params.lookup("M"), 2);
+  EXPECT_EQ(back.check->worstIndex, 1);
+  EXPECT_TRUE(isUnwritten(float(back.check->worstValue)));
+  EXPECT_EQ(back.time->medianMs, 2);
+  EXPECT_EQ(back.baselineTime->medianMs, 4);
+  EXPECT_EQ(back.jitLog, "ptxas info");
+}
+
+TEST(ResultTest, StatusNames) {
+  for (Status s :
+       {Status::Passed, Status::Incorrect, Status::CompileError,
+        Status::PlanError, Status::LaunchError, Status::RuntimeError,
+        Status::Timeout, Status::HarnessError, Status::NoGpu, Status::Skipped})
+    EXPECT_EQ(parseStatus(statusName(s)), s);
+  EXPECT_EQ(parseStatus("passed"), std::nullopt);
+}
+
+TEST(ResultTest, Summary) {
+  RunResult run;
+  run.task = "gemm_bf16";
+  run.solution = "bad.cu";
+  run.device = "NVIDIA H200";
+  run.peakTflops = 1e-9; // 1 kFLOP/s: 16 FLOP in 1 ms is impossible
+  WorkloadResult ok;
+  ok.workload = "fast";
+  ok.status = Status::Passed;
+  ok.flops = 16;
+  ok.time = summarizeTimes({1, 1, 1});
+  run.workloads = {ok, failedResult()};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printSummary(run, os);
+  EXPECT_NE(text.find("task gemm_bf16, solution bad.cu, device NVIDIA H200"),
+            std::string::npos);
+  EXPECT_NE(text.find("IMPOSSIBLE"), std::string::npos) << text;
+  EXPECT_NE(text.find("check 'unwritten' failed on C: worst element [1] = "
+                      "unwritten, reference 2; 1 unwritten, 0 non-finite, 0 "
+                      "out of tolerance of 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("status: INCORRECT"), std::string::npos);
+  EXPECT_EQ(worstStatus(run), Status::Incorrect);
+  llvm::json::Value v = toJSON(run);
+  EXPECT_EQ(v.getAsObject()->getString("status"), "INCORRECT");
+  EXPECT_EQ(
+      *(*v.getAsObject()->getArray("workloads"))[0].getAsObject()->getBoolean(
+          "sol_impossible"),
+      true);
+}
+
+} // namespace

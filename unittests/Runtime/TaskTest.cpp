@@ -1,0 +1,183 @@
+//===- TaskTest.cpp - Tests of the task loader ----------------------------===//
+
+#include "ptxbench/Runtime/Task.h"
+
+#include "llvm/Support/JSON.h"
+#include "gtest/gtest.h"
+
+using namespace ptxbench::runtime;
+
+namespace {
+
+const char *goodTask = R"json({
+  "name": "gemm_bf16",
+  "description": "C = A @ B",
+  "params": ["M", "N", "K"],
+  "tensors": [
+    {"name": "A", "dtype": "bf16", "shape": ["M", "K"], "role": "input",
+     "init": {"dist": "normal", "std": 1}},
+    {"name": "B", "dtype": "bf16", "shape": ["K", "N"], "role": "input",
+     "init": {"dist": "spiky", "spike_prob": 0.001, "spike_scale": 50}},
+    {"name": "C", "dtype": "bf16", "shape": ["M", "N"], "role": "output"}
+  ],
+  "workloads": {
+    "dev": [{"M": 256, "N": 512, "K": 128}, {"name": "square", "M": 1024, "N": 1024, "K": 1024}],
+    "heldout": [{"M": 1000, "N": 1000, "K": 1000}]
+  },
+  "check": {"tolerance": {"bf16": {"atol": 0.01, "rtol": 0.02}}, "rel_l2": 0.005, "trials": 2},
+  "flops": "2*M*N*K",
+  "bytes": "2*(M*K + K*N + M*N)",
+  "reference": "gemm",
+  "baseline": "cublaslt_gemm",
+  "operands": {"a": "A", "b": "B", "c": "C"},
+  "features": {"sm_90a": ["wgmma", "tma", "mbarrier_tx"]},
+  "timing": {"warmup": 2, "min_samples": 5, "max_samples": 50, "max_seconds": 1, "target_rse": 0.01}
+})json";
+
+/// The error of loading goodTask with `path` (a JSON pointer-ish list of
+/// keys) replaced by `value`.
+std::string errorWith(std::vector<std::string> path, llvm::json::Value value) {
+  auto root = llvm::json::parse(goodTask);
+  EXPECT_TRUE(!!root);
+  llvm::json::Value *v = &*root;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    if (auto *o = v->getAsObject())
+      v = o->get(path[i]);
+    else
+      v = &(*v->getAsArray())[std::stoi(path[i])];
+  }
+  if (auto *o = v->getAsObject()) {
+    if (value.kind() == llvm::json::Value::Null)
+      o->erase(path.back());
+    else
+      (*o)[path.back()] = std::move(value);
+  } else {
+    (*v->getAsArray())[std::stoi(path.back())] = std::move(value);
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << *root;
+  auto task = parseTask(text, "task.json");
+  if (task)
+    return "loaded";
+  return llvm::toString(task.takeError());
+}
+
+TEST(TaskTest, LoadsEverything) {
+  auto t = parseTask(goodTask, "task.json");
+  ASSERT_TRUE(!!t) << llvm::toString(t.takeError());
+  EXPECT_EQ(t->name, "gemm_bf16");
+  EXPECT_EQ(t->params, (std::vector<std::string>{"M", "N", "K"}));
+  ASSERT_EQ(t->tensors.size(), 3u);
+  EXPECT_EQ(t->tensors[1].dist.kind, Distribution::Kind::Spiky);
+  EXPECT_EQ(t->tensors[1].dist.spikeScale, 50);
+  EXPECT_EQ(t->tensors[2].role, Role::Output);
+  ASSERT_EQ(t->dev.size(), 2u);
+  EXPECT_EQ(t->dev[0].name, "dev M=256 N=512 K=128");
+  EXPECT_EQ(t->dev[1].name, "square");
+  EXPECT_EQ(t->heldout[0].params.lookup("K"), 1000);
+  EXPECT_EQ(t->tolerances.at(DType::BF16).rtol, 0.02);
+  EXPECT_EQ(*t->relL2, 0.005);
+  EXPECT_EQ(t->trials, 2u);
+  EXPECT_EQ(*t->flops.evaluate(t->dev[0].params), 2 * 256 * 512 * 128);
+  EXPECT_EQ(t->baseline, "cublaslt_gemm");
+  EXPECT_EQ(t->operands.lookup("b"), "B");
+  EXPECT_EQ(t->features.at("sm_90a").size(), 3u);
+  EXPECT_EQ(t->timing.minSamples, 5u);
+  auto shape = t->shapeOf(1, t->dev[0].params);
+  ASSERT_TRUE(!!shape);
+  EXPECT_EQ(*shape, (std::vector<int64_t>{128, 512}));
+  auto all = selectWorkloads(*t, "all");
+  ASSERT_TRUE(!!all);
+  EXPECT_EQ(all->size(), 3u);
+  auto bad = selectWorkloads(*t, "some");
+  EXPECT_EQ(llvm::toString(bad.takeError()),
+            "unknown shape selection 'some' (expected dev, heldout or all)");
+}
+
+TEST(TaskTest, SyntaxError) {
+  auto t = parseTask("{\n  \"name\": \"x\",\n  oops\n}", "task.json");
+  ASSERT_FALSE(!!t);
+  EXPECT_EQ(llvm::toString(t.takeError()),
+            "task.json: [3:3, byte=20]: Expected object key");
+}
+
+TEST(TaskTest, Errors) {
+  EXPECT_EQ(errorWith({"name"}, nullptr), "task.json: (top): missing \"name\"");
+  EXPECT_EQ(errorWith({"extra"}, 1),
+            "task.json: (top): unknown key \"extra\" (known: name, "
+            "description, params, tensors, workloads, check, flops, bytes, "
+            "reference, baseline, operands, features, timing)");
+  EXPECT_EQ(errorWith({"features", "sm_90a"},
+                      llvm::json::Array{"wgmma", "mbarrier-tx"}),
+            "task.json: features.sm_90a: unknown feature family "
+            "\"mbarrier-tx\" (docs/isa-coverage.md lists them)");
+  EXPECT_EQ(errorWith({"params"}, llvm::json::Array{}),
+            "task.json: params: expected a non-empty array of parameter names");
+  EXPECT_EQ(errorWith({"params", "2"}, "M"),
+            "task.json: params[2]: duplicate \"M\"");
+  EXPECT_EQ(errorWith({"tensors", "1", "dtype"}, "bf17"),
+            "task.json: tensors[1].dtype: unknown dtype \"bf17\" (known: "
+            "bf16, f16, f32, i32)");
+  EXPECT_EQ(errorWith({"tensors", "1", "name"}, "A"),
+            "task.json: tensors[1]: name \"A\" used twice");
+  EXPECT_EQ(errorWith({"tensors", "1", "shape"}, llvm::json::Array{"K", "Q"}),
+            "task.json: tensors[1].shape[1]: unknown parameter \"Q\"");
+  EXPECT_EQ(errorWith({"tensors", "1", "shape"}, llvm::json::Array{"K", "N+"}),
+            "task.json: tensors[1].shape[1]: error: expression ends early");
+  EXPECT_EQ(errorWith({"tensors", "1", "role"}, "inout"),
+            "task.json: tensors[1].role: expected \"input\" or \"output\", "
+            "got \"inout\"");
+  EXPECT_EQ(errorWith({"tensors", "0", "init", "dist"}, "cauchy"),
+            "task.json: tensors[0].init.dist: unknown distribution \"cauchy\" "
+            "(known: normal, uniform, ints, spiky)");
+  EXPECT_EQ(errorWith({"tensors", "0", "init", "std"}, -1),
+            "task.json: tensors[0].init: bad distribution parameters (std >= "
+            "0, low <= high, 0 <= spike_prob <= 1)");
+  EXPECT_EQ(errorWith({"tensors", "2", "role"}, "input"),
+            "task.json: tensors: no tensor has role \"output\"");
+  EXPECT_EQ(errorWith({"workloads", "dev", "0", "Q"}, 4),
+            "task.json: workloads.dev[0]: unknown parameter \"Q\"");
+  EXPECT_EQ(errorWith({"workloads", "dev", "0", "M"}, 0),
+            "task.json: workloads.dev[0].M: expected a positive integer");
+  EXPECT_EQ(errorWith({"workloads", "heldout", "0", "K"}, nullptr),
+            "task.json: workloads.heldout[0]: missing parameter \"K\"");
+  EXPECT_EQ(errorWith({"workloads", "heldout"}, nullptr),
+            "task.json: workloads.heldout: expected a non-empty array");
+  EXPECT_EQ(errorWith({"check", "tolerance", "bf16", "atol"}, nullptr),
+            "task.json: check.tolerance.bf16: needs \"atol\" and \"rtol\" "
+            "(non-negative)");
+  EXPECT_EQ(
+      errorWith({"check", "tolerance"},
+                llvm::json::Object{
+                    {"f32", llvm::json::Object{{"atol", 1}, {"rtol", 1}}}}),
+      "task.json: check.tolerance: no tolerance for output \"C\" of "
+      "dtype bf16");
+  EXPECT_EQ(errorWith({"check", "rel_l2"}, 0),
+            "task.json: check.rel_l2: expected a positive number");
+  EXPECT_EQ(errorWith({"check"}, llvm::json::Object{}),
+            "task.json: check: names no check (\"tolerance\" or \"rel_l2\")");
+  EXPECT_EQ(errorWith({"flops"}, "2*M*N*L"),
+            "task.json: flops: unknown parameter \"L\"");
+  EXPECT_EQ(errorWith({"reference"}, "conv"),
+            "task.json: reference: unknown built-in reference \"conv\" "
+            "(known: gemm)");
+  EXPECT_EQ(errorWith({"baseline"}, "cudnn"),
+            "task.json: baseline: unknown baseline \"cudnn\" (known: "
+            "cublaslt_gemm, none)");
+  EXPECT_EQ(errorWith({"operands", "b"}, "D"),
+            "task.json: operands.b: unknown tensor \"D\"");
+  EXPECT_EQ(errorWith({"timing", "min_samples"}, 0),
+            "task.json: timing: need 1 <= min_samples <= max_samples, warmup "
+            ">= 0, max_seconds > 0");
+}
+
+TEST(TaskTest, MissingFile) {
+  auto t = loadTask("/nonexistent/task");
+  ASSERT_FALSE(!!t);
+  EXPECT_EQ(llvm::toString(t.takeError()),
+            "cannot read task file /nonexistent/task: No such file or "
+            "directory");
+}
+
+} // namespace

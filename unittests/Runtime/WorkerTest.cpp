@@ -1,0 +1,107 @@
+//===- WorkerTest.cpp - Tests of the worker supervisor (no GPU) -----------===//
+//
+// Fake workers written in bash stand in for `ptxbench run --worker`: they
+// report over the result pipe, hang, or crash, and the supervisor must
+// classify each workload and continue with a fresh worker.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Runtime/Worker.h"
+
+#include "gtest/gtest.h"
+
+using namespace ptxbench::runtime;
+
+namespace {
+
+std::vector<Workload> workloads(unsigned n) {
+  std::vector<Workload> out(n);
+  for (unsigned i = 0; i < n; ++i)
+    out[i].name = "w" + std::to_string(i);
+  return out;
+}
+
+/// A fake worker: `body` runs with $first (the first workload) and $fd (the
+/// result pipe) set; `pass I` reports workload I as PASSED, `start I`
+/// announces it.
+RunResult supervise(const std::string &body, unsigned n, double timeout) {
+  std::string script =
+      "first=${1#--first-workload=}; fd=${2#--result-fd=}\n"
+      "pass() { echo '{\"event\":\"result\",\"index\":'$1',\"result\":"
+      "{\"status\":\"PASSED\",\"workload\":\"w'$1'\"}}' >&$fd; }\n"
+      "start() { echo '{\"event\":\"start\",\"index\":'$1'}' >&$fd; }\n" +
+      body;
+  SuperviseOptions options;
+  options.argv = {"/bin/bash", "-c", script, "fake-worker"};
+  options.timeoutSeconds = timeout;
+  RunResult run;
+  superviseWorkers(workloads(n), options, run);
+  return run;
+}
+
+TEST(WorkerTest, AllReported) {
+  RunResult run = supervise(
+      "echo '{\"event\":\"device\",\"device\":\"Fake GPU\"}' >&$fd\n"
+      "i=$first; while [ $i -lt 3 ]; do start $i; pass $i; i=$((i+1)); done\n",
+      3, 5);
+  ASSERT_EQ(run.workloads.size(), 3u);
+  EXPECT_EQ(run.device, "Fake GPU");
+  for (const WorkloadResult &r : run.workloads)
+    EXPECT_EQ(r.status, Status::Passed) << r.workload << ": " << r.message;
+  EXPECT_EQ(worstStatus(run), Status::Passed);
+}
+
+TEST(WorkerTest, HangIsTimeoutAndNextWorkloadRuns) {
+  RunResult run = supervise(
+      "i=$first; while [ $i -lt 3 ]; do start $i;\n"
+      "  if [ $i -eq 1 ]; then exec sleep 30; fi; pass $i; i=$((i+1)); done\n",
+      3, 0.5);
+  ASSERT_EQ(run.workloads.size(), 3u);
+  EXPECT_EQ(run.workloads[0].status, Status::Passed);
+  EXPECT_EQ(run.workloads[1].status, Status::Timeout);
+  EXPECT_EQ(run.workloads[1].workload, "w1");
+  EXPECT_NE(run.workloads[1].message.find("watchdog"), std::string::npos);
+  EXPECT_EQ(run.workloads[2].status, Status::Passed);
+}
+
+TEST(WorkerTest, CrashIsRuntimeError) {
+  RunResult run = supervise(
+      "i=$first; while [ $i -lt 2 ]; do start $i;\n"
+      "  if [ $i -eq 0 ]; then kill -SEGV $$; fi; pass $i; i=$((i+1)); done\n",
+      2, 5);
+  ASSERT_EQ(run.workloads.size(), 2u);
+  EXPECT_EQ(run.workloads[0].status, Status::RuntimeError);
+  EXPECT_NE(run.workloads[0].message.find("signal 11"), std::string::npos)
+      << run.workloads[0].message;
+  EXPECT_EQ(run.workloads[1].status, Status::Passed);
+}
+
+TEST(WorkerTest, LostContextExitRestartsWorker) {
+  // The worker reports workload 0 as a fault, then exits 3 (context lost).
+  RunResult run = supervise(
+      "if [ $first -eq 0 ]; then start 0; echo '{\"event\":\"result\","
+      "\"index\":0,\"result\":{\"status\":\"RUNTIME_ERROR\",\"workload\":"
+      "\"w0\",\"message\":\"CUDA_ERROR_ILLEGAL_ADDRESS\"}}' >&$fd; exit 3; fi\n"
+      "i=$first; while [ $i -lt 2 ]; do start $i; pass $i; i=$((i+1)); done\n",
+      2, 5);
+  EXPECT_EQ(run.workloads[0].status, Status::RuntimeError);
+  EXPECT_EQ(run.workloads[0].message, "CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_EQ(run.workloads[1].status, Status::Passed);
+}
+
+TEST(WorkerTest, SilentExitIsHarnessError) {
+  RunResult run = supervise("exit 0\n", 2, 5);
+  EXPECT_EQ(run.workloads[0].status, Status::HarnessError);
+  EXPECT_EQ(run.workloads[1].status, Status::HarnessError);
+}
+
+TEST(WorkerTest, MissingExecutable) {
+  SuperviseOptions options;
+  options.argv = {"/nonexistent/ptxbench"};
+  RunResult run;
+  superviseWorkers(workloads(2), options, run);
+  EXPECT_EQ(run.workloads[0].status, Status::HarnessError);
+  EXPECT_EQ(run.workloads[1].status, Status::Skipped);
+}
+
+} // namespace
