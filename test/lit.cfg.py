@@ -18,7 +18,8 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%ptxbench_src", config.ptxbench_src_root))
 config.substitutions.append(("%ptxbench_obj", config.ptxbench_obj_root))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "PTXBENCH_NVDISASM"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
@@ -38,3 +39,40 @@ if ptxas:
 # A GPU is present when the driver library loads and reports a device.
 if os.path.exists("/dev/nvidiactl") and shutil.which("nvidia-smi"):
     config.available_features.add("cuda")
+
+# nvdisasm confirms features in machine code (`ptxbench analyze --sass`).
+# Found the way lib/Toolchain/Sass.cpp's findNvdisasm looks: $PTXBENCH_NVDISASM,
+# PATH, /usr/local/cuda/bin, then PyPI's nvidia-cuda-nvdisasm wheel
+# (site-packages/nvidia/cu13|cu12/bin). The path found is passed on, so the
+# tool under test uses the same one.
+def find_nvdisasm():
+    env = os.environ.get("PTXBENCH_NVDISASM")
+    if env:
+        return env
+    found = shutil.which("nvdisasm")
+    if found:
+        return found
+    if os.access("/usr/local/cuda/bin/nvdisasm", os.X_OK):
+        return "/usr/local/cuda/bin/nvdisasm"
+    import subprocess
+    python = shutil.which("python3")
+    if not python:
+        return None
+    try:
+        purelib = subprocess.run(
+            [python, "-c",
+             "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for cuda in ("cu13", "cu12"):
+        path = os.path.join(purelib, "nvidia", cuda, "bin", "nvdisasm")
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+nvdisasm = find_nvdisasm()
+if nvdisasm:
+    config.available_features.add("nvdisasm")
+    config.environment["PTXBENCH_NVDISASM"] = nvdisasm

@@ -164,12 +164,15 @@ Value ptxbench::report::toSARIF(const AnalysisReport &report) {
     Object result{{"ruleId", finding.kind},
                   {"level", levelName(finding.level)},
                   {"message", Object{{"text", text}}}};
+    // The CUDA line is the primary location when there is one: it is the
+    // file the user edits (a .cu submission's PTX exists only in memory).
     Array locations, related;
-    if (finding.ptx)
-      locations.push_back(sarifLocation(*finding.ptx));
-    if (finding.source)
-      (finding.ptx ? related : locations)
-          .push_back(sarifLocation(*finding.source));
+    std::optional<SourceLocation> primary =
+        finding.source ? finding.source : finding.ptx;
+    if (primary)
+      locations.push_back(sarifLocation(*primary));
+    if (finding.source && finding.ptx)
+      related.push_back(sarifLocation(*finding.ptx));
     result["locations"] = std::move(locations);
     if (!related.empty())
       result["relatedLocations"] = std::move(related);

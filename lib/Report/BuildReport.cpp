@@ -87,13 +87,17 @@ void assemble(AnalysisReport &report, StringRef ptx,
               const AnalyzeOptions &options,
               toolchain::AssembledModule &module) {
   if (!toolchain::canAssemble()) {
-    report.assemblyNote = "not assembled: this build has no nvJitLink";
+    report.assemblyNote = "not assembled: no ptxas and no nvJitLink";
     return;
   }
   module = toolchain::assemblePTX(ptx, options.arch, report.file);
   report.assembled = module.ok;
   if (!module.ok)
     report.assemblyNote = "ptxas rejected the module for " + options.arch;
+  else if (module.assembler == "nvJitLink")
+    report.assemblyNote = "assembled by nvJitLink as relocatable code (no "
+                          "ptxas found): setmaxnreg is ignored there and "
+                          "register counts may differ from the JIT's";
   for (const toolchain::PtxasMessage &message : module.log.messages) {
     Finding finding = fromPtxas(message, report.file);
     KernelReport *kernel = nullptr;

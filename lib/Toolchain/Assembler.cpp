@@ -1,12 +1,19 @@
-//===- Assembler.cpp - PTX to cubin in-process with nvJitLink -------------===//
+//===- Assembler.cpp - PTX to cubin, with ptxas's report ------------------===//
 //
-// nvJitLink runs ptxas in-process; "-verbose" makes it report resources and
-// performance notes in its info log. Without the toolkit at build time
-// (PTXBENCH_HAVE_NVJITLINK unset) every call says so.
+// Runs the ptxas executable (-v for resources and notes) on a temporary
+// file when there is one, else nvJitLink in-process ("-verbose"). Without
+// the toolkit at build time (PTXBENCH_HAVE_NVJITLINK unset) only ptxas can
+// assemble.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Toolchain/Assembler.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #ifdef PTXBENCH_HAVE_NVJITLINK
 #include <nvJitLink.h>
@@ -17,6 +24,66 @@
 using namespace ptxbench::toolchain;
 using llvm::StringRef;
 
+std::optional<std::string> ptxbench::toolchain::findPtxas() {
+  if (const char *env = getenv("PTXBENCH_PTXAS"); env && *env)
+    return std::string(env);
+  if (auto found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  for (StringRef path : {"/usr/local/cuda/bin/ptxas"})
+    if (llvm::sys::fs::can_execute(path))
+      return path.str();
+  return std::nullopt;
+}
+
+namespace {
+
+/// Assembles with the ptxas executable, as a whole program.
+AssembledModule assembleWithPtxas(StringRef ptxas, StringRef ptx,
+                                  StringRef arch) {
+  AssembledModule result;
+  result.assembler = "ptxas";
+  llvm::SmallString<128> input, cubin, log;
+  for (auto [path, suffix] : {std::pair{&input, "ptx"}, {&cubin, "cubin"},
+                              {&log, "log"}})
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("ptxbench", suffix, *path)) {
+      result.errorLog = "cannot create a temporary file: " + ec.message();
+      return result;
+    }
+  auto cleanup = llvm::make_scope_exit([&] {
+    for (StringRef path : {StringRef(input), StringRef(cubin), StringRef(log)})
+      llvm::sys::fs::remove(path);
+  });
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input, ec);
+    if (ec) {
+      result.errorLog = "cannot write " + input.str().str();
+      return result;
+    }
+    os << ptx;
+  }
+  std::string archOption = "-arch=" + arch.str();
+  StringRef args[] = {ptxas, archOption, "-v", input, "-o", cubin};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/300, 0, &error);
+  if (auto text = llvm::MemoryBuffer::getFile(log))
+    (rc == 0 ? result.infoLog : result.errorLog) = (*text)->getBuffer().str();
+  if (rc != 0) {
+    if (result.errorLog.empty())
+      result.errorLog = "ptxas failed: " + error;
+  } else if (auto bytes = llvm::MemoryBuffer::getFile(cubin)) {
+    result.cubin.assign((*bytes)->getBufferStart(), (*bytes)->getBufferEnd());
+    result.ok = true;
+  }
+  result.log = parsePtxasLog(result.infoLog + "\n" + result.errorLog);
+  return result;
+}
+
+} // namespace
 #ifdef PTXBENCH_HAVE_NVJITLINK
 
 bool ptxbench::toolchain::canAssemble() { return true; }
@@ -38,7 +105,10 @@ std::string readLog(nvJitLinkHandle handle, SizeFn size, ReadFn read) {
 
 AssembledModule ptxbench::toolchain::assemblePTX(StringRef ptx, StringRef arch,
                                                  StringRef name) {
+  if (std::optional<std::string> ptxas = findPtxas())
+    return assembleWithPtxas(*ptxas, ptx, arch);
   AssembledModule result;
+  result.assembler = "nvJitLink";
   std::string archOption = "-arch=" + arch.str();
   const char *options[] = {archOption.c_str(), "-verbose"};
   nvJitLinkHandle handle = nullptr;
@@ -70,12 +140,14 @@ AssembledModule ptxbench::toolchain::assemblePTX(StringRef ptx, StringRef arch,
 
 #else
 
-bool ptxbench::toolchain::canAssemble() { return false; }
+bool ptxbench::toolchain::canAssemble() { return findPtxas().has_value(); }
 
-AssembledModule ptxbench::toolchain::assemblePTX(StringRef, StringRef,
+AssembledModule ptxbench::toolchain::assemblePTX(StringRef ptx, StringRef arch,
                                                  StringRef) {
+  if (std::optional<std::string> ptxas = findPtxas())
+    return assembleWithPtxas(*ptxas, ptx, arch);
   AssembledModule result;
-  result.errorLog = "this build of ptxbench has no nvJitLink (the CUDA "
+  result.errorLog = "no ptxas found and this build has no nvJitLink (the CUDA "
                     "toolkit was not found when it was configured)";
   return result;
 }

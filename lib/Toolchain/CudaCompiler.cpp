@@ -31,7 +31,7 @@ ptxbench::toolchain::parseCompilerLog(StringRef log) {
     if (line.slice(open + 1, close).getAsInteger(10, message.line))
       continue;
     StringRef rest = line.drop_front(close + 3);
-    if (rest.starts_with("error"))
+    if (rest.starts_with("error") || rest.starts_with("catastrophic error"))
       message.error = true;
     else if (!rest.starts_with("warning") && !rest.starts_with("remark"))
       continue;

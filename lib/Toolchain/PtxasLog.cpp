@@ -99,7 +99,7 @@ StringRef nameAfter(StringRef text, StringRef prefix) {
     name = name.drop_front();
     name = name.take_until([](char c) { return c == '\''; });
   }
-  return name.take_until([](char c) { return c == ' '; });
+  return name.take_until([](char c) { return llvm::isSpace(c); });
 }
 
 /// The number before `unit` in a comma-separated resource list, e.g.
@@ -154,15 +154,23 @@ PtxasLog ptxbench::toolchain::parsePtxasLog(StringRef log) {
           .entry = true;
       continue;
     }
+    // The stack line follows "Function properties for X" as its own
+    // `ptxas .` record (nvJitLink) or as a plain continuation line (ptxas).
+    auto readStack = [&](StringRef line) {
+      KernelResources &k = result.kernels[*current];
+      k.stackBytes = numberBefore(line, "bytes stack frame");
+      k.spillStoreBytes = numberBefore(line, "bytes spill stores");
+      k.spillLoadBytes = numberBefore(line, "bytes spill loads");
+    };
     if (text.starts_with("Function properties for")) {
       current = indexOf(nameAfter(text, "Function properties for"));
+      size_t newline = text.find('\n');
+      if (newline != StringRef::npos)
+        readStack(text.drop_front(newline + 1).trim());
       continue;
     }
     if (record.severity == "." && current) {
-      KernelResources &k = result.kernels[*current];
-      k.stackBytes = numberBefore(text, "bytes stack frame");
-      k.spillStoreBytes = numberBefore(text, "bytes spill stores");
-      k.spillLoadBytes = numberBefore(text, "bytes spill loads");
+      readStack(text);
       continue;
     }
     if (current && (text.starts_with("Used ") || text.starts_with("used "))) {

@@ -58,6 +58,27 @@ TEST(PtxasLog, MessagesWithCodesAndKernels) {
   EXPECT_EQ(classifyPtxasMessage(log.messages[2]), "spills");
 }
 
+// Standalone `ptxas -v` writes the stack line without a marker.
+TEST(PtxasLog, StandalonePtxasFormat) {
+  PtxasLog log = parsePtxasLog(
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'expert_gemm' for 'sm_90a'\n"
+      "ptxas info    : Function properties for expert_gemm\n"
+      "    16 bytes stack frame, 4 bytes spill stores, 8 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 1 barriers, 1024 bytes smem\n"
+      "ptxas info    : Compile time = 37.241 ms\n");
+  ASSERT_EQ(log.kernels.size(), 1u);
+  const KernelResources &k = log.kernels.front();
+  EXPECT_EQ(k.name, "expert_gemm");
+  EXPECT_TRUE(k.entry);
+  EXPECT_EQ(k.registers, 168u);
+  EXPECT_EQ(k.sharedBytes, 1024u);
+  EXPECT_EQ(k.stackBytes, 16u);
+  EXPECT_EQ(k.spillStoreBytes, 4u);
+  EXPECT_EQ(k.spillLoadBytes, 8u);
+  EXPECT_TRUE(log.messages.empty());
+}
+
 TEST(PtxasLog, Errors) {
   PtxasLog log = parsePtxasLog(
       "ptxas application ptx input, line 12; error   : Unknown symbol 'x'\n"

@@ -1,9 +1,11 @@
-//===- Assembler.h - PTX to cubin in-process with nvJitLink ----*- C++ -*-===//
+//===- Assembler.h - PTX to cubin, with ptxas's report ---------*- C++ -*-===//
 //
-// Assembles a PTX module for one target with nvJitLink, in-process, and
-// keeps the cubin and what ptxas said (resources, performance notes,
-// errors). Builds without the CUDA toolkit report that assembly is not
-// available instead.
+// Assembles a PTX module for one target and keeps the cubin and what ptxas
+// said (resources, performance notes, errors). The ptxas executable is
+// preferred: it compiles the module as a whole program, as the driver's JIT
+// does when `ptxbench run` loads it. nvJitLink, in-process, is the fallback;
+// it compiles PTX as relocatable code, so it ignores setmaxnreg (C7504) and
+// its register counts can differ. Without either, assembly is unavailable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,8 @@ namespace ptxbench::toolchain {
 struct AssembledModule {
   /// Whether ptxas accepted the module; `cubin` is set only then.
   bool ok = false;
+  /// "ptxas" or "nvJitLink".
+  std::string assembler;
   std::vector<char> cubin;
   std::string infoLog;
   std::string errorLog;
@@ -29,8 +34,11 @@ struct AssembledModule {
   PtxasLog log;
 };
 
-/// Whether this build links nvJitLink.
+/// Whether a ptxas executable or nvJitLink is available.
 bool canAssemble();
+
+/// The ptxas to run: $PTXBENCH_PTXAS, PATH, then the CUDA toolkit.
+std::optional<std::string> findPtxas();
 
 /// Assembles `ptx` for `arch` (sm_90a, sm_100a, ...). `name` labels the
 /// input in messages. Never throws or aborts: failures come back in the

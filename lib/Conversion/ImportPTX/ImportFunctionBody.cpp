@@ -210,16 +210,12 @@ LogicalResult Importer::parseStatement() {
     return parseLoc();
   if (word == ".pragma") {
     advance();
-    SmallVector<StringRef> values;
-    do {
-      if (tok.kind != Token::String)
-        return error("expected a string after .pragma, found " + describe(tok));
-      values.push_back(tok.text.drop_front().drop_back());
-      advance();
-    } while (consumeIf(','));
+    FailureOr<SmallVector<StringRef>> values = parsePragmaStrings();
+    if (failed(values))
+      return failure();
     builder.setInsertionPointToEnd(currentBlock());
-    builder.create<PragmaOp>(loc(start), builder.getStrArrayAttr(values));
-    return expect(';', "after .pragma");
+    builder.create<PragmaOp>(loc(start), builder.getStrArrayAttr(*values));
+    return success();
   }
   if (word.starts_with("."))
     return error("unknown directive " + describe(tok) + " in a function body");

@@ -35,6 +35,33 @@ bool hasLineInfo(StringRef buffer) {
 
 } // namespace
 
+/// The `.file N "path"` directives of `buffer`, wherever they are: nvcc
+/// and NVRTC write the file table after the functions whose `.loc`s name
+/// it. A line scan, before parsing; the parser checks the directives
+/// properly when it reaches them.
+void Importer::prescanFiles(StringRef buffer) {
+  for (size_t pos = buffer.find(".file"); pos != StringRef::npos;
+       pos = buffer.find(".file", pos + 5)) {
+    StringRef line = buffer.drop_front(pos + 5);
+    line = line.take_until([](char c) { return c == '\n'; });
+    // `.file` must start its line (after blanks) and be followed by a blank.
+    StringRef before = buffer.take_front(pos);
+    StringRef indent = before.drop_front(before.rfind('\n') + 1);
+    if (!indent.ltrim(" \t").empty() || line.empty() ||
+        (line[0] != ' ' && line[0] != '\t'))
+      continue;
+    unsigned index = 0;
+    StringRef rest = line.ltrim(" \t");
+    if (rest.consumeInteger(10, index))
+      continue;
+    rest = rest.ltrim(" \t");
+    if (!rest.consume_front("\""))
+      continue;
+    files[index] = builder.getStringAttr(
+        rest.take_until([](char c) { return c == '"'; }));
+  }
+}
+
 Importer::Importer(llvm::SourceMgr &sourceMgr, MLIRContext *context)
     : context(context), builder(context),
       lexer(sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer()) {
@@ -43,6 +70,8 @@ Importer::Importer(llvm::SourceMgr &sourceMgr, MLIRContext *context)
   StringRef name = buffer->getBufferIdentifier();
   fileName = builder.getStringAttr(name.empty() ? "<stdin>" : name);
   keepText = hasLineInfo(buffer->getBuffer());
+  if (keepText)
+    prescanFiles(buffer->getBuffer());
   builder.setListener(&firstOp);
   regOperand = RegOperandAttr::get(context, "");
   advance();
@@ -141,15 +170,12 @@ LogicalResult Importer::parseModuleItem() {
     return parseAlias();
   if (word == ".pragma") {
     advance();
-    SmallVector<StringRef> values;
-    do {
-      if (tok.kind != Token::String)
-        return error("expected a string after .pragma, found " + describe(tok));
-      values.push_back(tok.text.drop_front().drop_back());
-      advance();
-    } while (consumeIf(','));
-    builder.create<ModulePragmaOp>(loc(start), builder.getStrArrayAttr(values));
-    return expect(';', "after .pragma");
+    FailureOr<SmallVector<StringRef>> values = parsePragmaStrings();
+    if (failed(values))
+      return failure();
+    builder.create<ModulePragmaOp>(loc(start),
+                                   builder.getStrArrayAttr(*values));
+    return success();
   }
   StringRef linkage;
   if (word == ".visible" || word == ".extern" || word == ".weak" ||
@@ -165,6 +191,21 @@ LogicalResult Importer::parseModuleItem() {
       tok.text == ".local" || tok.text == ".tex" || tok.text == ".param")
     return parseGlobal(linkage, start);
   return error("unknown module-level directive " + describe(tok));
+}
+
+FailureOr<SmallVector<StringRef>> Importer::parsePragmaStrings() {
+  SmallVector<StringRef> values;
+  do {
+    if (tok.kind != Token::String) {
+      error("expected a string after .pragma, found " + describe(tok));
+      return failure();
+    }
+    values.push_back(tok.text.drop_front().drop_back());
+    advance();
+  } while (consumeIf(','));
+  if (failed(expect(';', "after .pragma")))
+    return failure();
+  return values;
 }
 
 LogicalResult Importer::parseFile() {
@@ -427,17 +468,11 @@ FailureOr<ArrayAttr> Importer::parsePerfDirectives() {
     advance();
     SmallVector<Attribute> values;
     if (word == ".pragma") {
-      do {
-        if (tok.kind != Token::String)
-          return error("expected a string after .pragma, found " +
-                       describe(tok)),
-                 failure();
-        values.push_back(
-            builder.getStringAttr(tok.text.drop_front().drop_back()));
-        advance();
-      } while (consumeIf(','));
-      if (failed(expect(';', "after .pragma")))
+      FailureOr<SmallVector<StringRef>> strings = parsePragmaStrings();
+      if (failed(strings))
         return failure();
+      for (StringRef value : *strings)
+        values.push_back(builder.getStringAttr(value));
     } else if (tok.kind == Token::Number) {
       do {
         FailureOr<int64_t> value = parseInteger("a number after " + word.str());

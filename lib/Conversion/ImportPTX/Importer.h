@@ -114,6 +114,11 @@ private:
   LogicalResult parseModuleItem();
   LogicalResult parseModuleItemWithText();
   LogicalResult parseFile();
+  /// Fills `files` from the `.file` directives before parsing.
+  void prescanFiles(StringRef buffer);
+  /// The strings of a `.pragma "a", "b";` after the directive, through the
+  /// semicolon.
+  FailureOr<SmallVector<StringRef>> parsePragmaStrings();
   LogicalResult parseSection();
   LogicalResult parseAlias();
   LogicalResult parseGlobal(StringRef linkage, Token start);
