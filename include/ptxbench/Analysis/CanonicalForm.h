@@ -1,5 +1,4 @@
-//===- CanonicalForm.h - Naming- and debug-free form of a module -*- C++
-//-*-===//
+//===- CanonicalForm.h - Naming- and debug-free module form -*- C++ -*-===//
 //
 // The canonical form of a ptx module: registers renumbered per declaration
 // type by first use, labels renamed $L0, $L1, ... in block order, debug

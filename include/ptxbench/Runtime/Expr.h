@@ -1,5 +1,4 @@
-//===- Expr.h - Integer expressions over a task's shape parameters -*- C++
-//-*-===//
+//===- Expr.h - Integer expressions over shape parameters --*- C++ -*-===//
 //
 // Launch plans and task files write sizes as integer expressions over the
 // task's shape parameters (M, N, K, ...): integer literals, names, + - * / %,

@@ -1,5 +1,4 @@
-//===- Result.h - Statuses, output checks, timing stats, reports -*- C++
-//-*-===//
+//===- Result.h - Statuses, output checks, timing, reports -*- C++ -*-===//
 //
 // Everything here is plain host code so it can be unit-tested without a GPU:
 // the comparison of an output against its reference, the statistics and

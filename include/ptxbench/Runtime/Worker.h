@@ -1,5 +1,4 @@
-//===- Worker.h - Run submissions in supervised worker processes -*- C++
-//-*-===//
+//===- Worker.h - Submissions in supervised worker processes -*- C++ -*-===//
 //
 // The parent side of `ptxbench run`: starts a worker process (the same tool
 // with --worker), reads its JSON events from a private pipe, kills it when it
