@@ -259,13 +259,16 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
     }
     workloads.push_back(std::move(v));
   }
-  return json::Object{{"task", run.task},
-                      {"solution", run.solution},
-                      {"device", run.device},
-                      {"peak_tflops", run.peakTflops},
-                      {"peak_gbps", run.peakGBps},
-                      {"status", statusName(worstStatus(run))},
-                      {"workloads", std::move(workloads)}};
+  json::Object o{{"task", run.task},
+                 {"solution", run.solution},
+                 {"device", run.device},
+                 {"peak_tflops", run.peakTflops},
+                 {"peak_gbps", run.peakGBps},
+                 {"status", statusName(worstStatus(run))},
+                 {"workloads", std::move(workloads)}};
+  if (!run.baseline.empty())
+    o["baseline"] = run.baseline;
+  return o;
 }
 
 static bool readTiming(const json::Object *o, TimingStats &t) {

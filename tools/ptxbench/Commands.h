@@ -31,6 +31,13 @@ Command extractCommand();
 /// `ptxbench run --task DIR --solution FILE [--shapes S] [--json OUT]`.
 Command runCommand();
 
+/// `ptxbench prompt --task DIR --arch A --context none|brief|full
+/// [--format text|json]`.
+Command promptCommand();
+
+/// `ptxbench feedback RESULT.json [--analysis ANALYSIS.json]`.
+Command feedbackCommand();
+
 } // namespace ptxbench::cli
 
 #endif // PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H

@@ -113,6 +113,7 @@ int runRun() {
   RunResult run;
   run.task = task->name;
   run.solution = runSolution;
+  run.baseline = task->baseline;
   // Plan errors need no GPU: report them per workload and stop.
   bool planFailed = false;
   for (const Workload &w : *workloads) {

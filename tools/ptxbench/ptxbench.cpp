@@ -13,9 +13,9 @@ using namespace ptxbench;
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
-  const cli::Command commands[] = {cli::summaryCommand(),
-                                   cli::analyzeCommand(),
-                                   cli::extractCommand(), cli::runCommand()};
+  const cli::Command commands[] = {
+      cli::summaryCommand(), cli::analyzeCommand(), cli::extractCommand(),
+      cli::runCommand(),     cli::promptCommand(),  cli::feedbackCommand()};
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "ptxbench: architecture-specific PTX benchmark\n");
   for (const cli::Command &command : commands)

@@ -94,6 +94,9 @@ struct WorkloadResult {
 /// The result of one submission over its workloads.
 struct RunResult {
   std::string task, solution, device;
+  /// The task's baseline library (e.g. "cublaslt_gemm"), for readers of
+  /// the JSON such as `ptxbench feedback`.
+  std::string baseline;
   std::vector<WorkloadResult> workloads;
   /// The card's measured bf16 matrix rate (TFLOP/s) and copy bandwidth
   /// (GB/s) for the speed-of-light fraction, when known.

@@ -1,0 +1,496 @@
+//===- Feedback.cpp - A run result as the next turn's message -------------===//
+//
+// Reads the JSON written by `ptxbench run --json` (Result.cpp's toJSON) and
+// `ptxbench analyze --format json` (AnalysisReport.cpp's toJSON) and writes
+// what a model needs to fix its kernel, most important first. Only the JSON
+// is read, and numbers are printed with fixed formats, so the text depends
+// on nothing else.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Prompt/Feedback.h"
+
+#include "ptxbench/Toolchain/PtxasLog.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+
+using namespace llvm;
+using namespace ptxbench;
+using namespace ptxbench::prompt;
+using json::Object;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static std::string fmt(double v) {
+  std::string s;
+  raw_string_ostream(s) << format("%.4g", v);
+  return s;
+}
+
+static StringRef str(const Object *o, StringRef key) {
+  return o ? o->getString(key).value_or("") : "";
+}
+
+static double number(const Object *o, StringRef key) {
+  return o ? o->getNumber(key).value_or(0) : 0;
+}
+
+/// A JSON number or one of the strings Result.cpp writes for non-finite
+/// values ("nan", "inf", "unwritten").
+static std::string valueText(const Object *o, StringRef key) {
+  const json::Value *v = o ? o->get(key) : nullptr;
+  if (!v)
+    return "?";
+  if (std::optional<double> d = v->getAsNumber())
+    return fmt(*d);
+  return v->getAsString().value_or("?").str();
+}
+
+/// "dev-ragged (M=1000, N=1512, K=520)"; parameters in name order.
+static std::string workloadName(const Object &w) {
+  std::string s = str(&w, "workload").str();
+  if (const Object *p = w.getObject("params")) {
+    std::vector<std::string> keys;
+    for (const auto &kv : *p)
+      keys.push_back(kv.first.str());
+    llvm::sort(keys);
+    std::vector<std::string> values;
+    for (const std::string &k : keys)
+      values.push_back(k + "=" +
+                       std::to_string(p->getInteger(k).value_or(0)));
+    if (!values.empty())
+      s += " (" + join(values, ", ") + ")";
+  }
+  return s;
+}
+
+static bool isErrorLine(StringRef line) {
+  if (line.contains("detected in the compilation") ||
+      line.contains("aborted due to errors"))
+    return false;
+  for (StringRef word : {"error", "fatal"}) {
+    size_t at = line.find(word);
+    if (at == StringRef::npos)
+      continue;
+    StringRef rest = line.drop_front(at + word.size()).ltrim(' ');
+    if (rest.starts_with(":"))
+      return true;
+  }
+  return false;
+}
+
+static bool isDiagnosticLine(StringRef line) {
+  return isErrorLine(line) || line.contains("warning") ||
+         line.starts_with("ptxas") || line.contains("detected in the");
+}
+
+std::string prompt::trimCompilerLog(StringRef log, unsigned maxErrors) {
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  std::vector<std::string> kept;
+  unsigned errors = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    StringRef line = lines[i].rtrim();
+    if (!isErrorLine(line))
+      continue;
+    if (++errors > maxErrors)
+      continue;
+    kept.push_back(line.str());
+    // The source line and caret that NVRTC prints after an error.
+    for (size_t j = i + 1; j < lines.size() && j <= i + 3; ++j) {
+      StringRef next = lines[j].rtrim();
+      if (next.trim().empty() || isDiagnosticLine(next))
+        break;
+      kept.push_back(next.str());
+    }
+  }
+  if (errors == 0) {
+    // No recognizable error line: the first lines as they are.
+    for (size_t i = 0; i < lines.size() && kept.size() < 10; ++i)
+      if (!lines[i].trim().empty())
+        kept.push_back(lines[i].rtrim().str());
+  } else if (errors > maxErrors) {
+    kept.push_back("(" + std::to_string(errors - maxErrors) + " more error" +
+                   (errors - maxErrors == 1 ? "" : "s") + " not shown)");
+  }
+  return join(kept, "\n");
+}
+
+std::string prompt::baselineDisplayName(StringRef baseline) {
+  if (baseline.starts_with("cublaslt"))
+    return "cuBLASLt";
+  if (baseline.starts_with("cublas"))
+    return "cuBLAS";
+  if (baseline.starts_with("cudnn"))
+    return "cuDNN";
+  return baseline.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Sections
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct FeedbackWriter {
+  const Object &result;
+  const Object *analysis;
+  std::vector<const Object *> workloads;
+  raw_string_ostream os;
+  bool failed = false, featuresMissing = false;
+
+  FeedbackWriter(const Object &result, const Object *analysis,
+                 std::string &text)
+      : result(result), analysis(analysis), os(text) {
+    if (const json::Array *a = result.getArray("workloads"))
+      for (const json::Value &v : *a)
+        if (const Object *w = v.getAsObject())
+          workloads.push_back(w);
+  }
+
+  std::vector<const Object *> withStatus(ArrayRef<StringRef> statuses) {
+    std::vector<const Object *> out;
+    for (const Object *w : workloads)
+      if (is_contained(statuses, str(w, "status")))
+        out.push_back(w);
+    return out;
+  }
+
+  /// Workloads grouped by identical message, in order of first appearance.
+  std::vector<std::pair<std::string, std::vector<const Object *>>>
+  byMessage(ArrayRef<const Object *> ws) {
+    std::vector<std::pair<std::string, std::vector<const Object *>>> groups;
+    for (const Object *w : ws) {
+      std::string key = str(w, "status").str() + "\n" +
+                        str(w, "message").str() + "\n" +
+                        str(w, "compile_log").str();
+      auto it = find_if(groups, [&](auto &g) { return g.first == key; });
+      if (it == groups.end())
+        groups.push_back({key, {w}});
+      else
+        it->second.push_back(w);
+    }
+    return groups;
+  }
+
+  static std::string names(ArrayRef<const Object *> ws) {
+    std::vector<std::string> n;
+    for (const Object *w : ws)
+      n.push_back(str(w, "workload").str());
+    return join(n, ", ");
+  }
+
+  void header();
+  void compileErrors();
+  void planErrors();
+  void failedRuns();
+  void correctness();
+  void features();
+  void ptxasWarnings();
+  void speed();
+  void closing();
+};
+
+void FeedbackWriter::header() {
+  os << "Your submission for `" << str(&result, "task") << "`";
+  if (!str(&result, "device").empty())
+    os << " ran on " << str(&result, "device");
+  os << ": **" << str(&result, "status") << "**.\n";
+  std::vector<std::string> parts;
+  for (const Object *w : workloads)
+    parts.push_back(str(w, "workload").str() + " " + str(w, "status").str());
+  if (!parts.empty())
+    os << "Workloads: " << join(parts, ", ") << ".\n";
+}
+
+void FeedbackWriter::compileErrors() {
+  auto ws = withStatus({"COMPILE_ERROR"});
+  if (ws.empty())
+    return;
+  failed = true;
+  os << "\n## Compile errors\n";
+  for (auto &[key, group] : byMessage(ws)) {
+    const Object *w = group.front();
+    StringRef message = str(w, "message");
+    auto [headline, rest] = message.split('\n');
+    StringRef log = str(w, "compile_log");
+    if (log.empty())
+      log = rest.empty() ? str(w, "jit_log") : rest;
+    os << "\n" << headline.trim() << " (" << names(group) << "):\n\n```text\n"
+       << trimCompilerLog(log) << "\n```\n";
+  }
+}
+
+void FeedbackWriter::planErrors() {
+  auto ws = withStatus({"PLAN_ERROR"});
+  if (ws.empty())
+    return;
+  failed = true;
+  os << "\n## Launch plan errors\n\n"
+     << "The `// @ptxbench` lines do not fit the task; nothing was run.\n\n";
+  for (auto &[key, group] : byMessage(ws))
+    os << "- " << names(group) << ": `" << str(group.front(), "message").trim()
+       << "`\n";
+}
+
+void FeedbackWriter::failedRuns() {
+  auto ws = withStatus({"LAUNCH_ERROR", "RUNTIME_ERROR", "TIMEOUT"});
+  if (ws.empty())
+    return;
+  failed = true;
+  os << "\n## Failed runs\n\n";
+  for (auto &[key, group] : byMessage(ws)) {
+    const Object *w = group.front();
+    StringRef status = str(w, "status");
+    os << "- " << status << " on " << names(group) << ": "
+       << trimCompilerLog(str(w, "message"), 3);
+    if (status == "TIMEOUT")
+      os << ". The kernel never finished: look for a wait that cannot "
+            "complete (an mbarrier phase or transaction count that never "
+            "arrives, a barrier not every thread reaches)";
+    else if (status == "LAUNCH_ERROR")
+      os << ". The launch was refused: check the plan's block, cluster and "
+            "smem against the kernel's resources";
+    os << ".\n";
+  }
+}
+
+void FeedbackWriter::correctness() {
+  auto ws = withStatus({"INCORRECT"});
+  if (ws.empty())
+    return;
+  failed = true;
+  os << "\n## Wrong results\n\n";
+  for (const Object *w : ws) {
+    const Object *c = w->getObject("check");
+    os << "- " << workloadName(*w) << ": ";
+    if (!c) {
+      os << str(w, "message") << "\n";
+      continue;
+    }
+    StringRef check = str(c, "failed_check");
+    StringRef tensor = str(w, "checked_tensor");
+    os << "check `" << check << "` failed on " << tensor << ". ";
+    int64_t count = c->getInteger("count").value_or(0);
+    os << c->getInteger("unwritten").value_or(0) << " unwritten, "
+       << c->getInteger("non_finite").value_or(0) << " NaN/Inf and "
+       << c->getInteger("out_of_tolerance").value_or(0)
+       << " out-of-tolerance elements of " << count << "; worst element "
+       << tensor << "[" << c->getInteger("worst_index").value_or(-1)
+       << "] (flat row-major index) = " << valueText(c, "worst_value")
+       << ", reference " << valueText(c, "worst_ref") << "; max abs error "
+       << fmt(number(c, "max_abs_err")) << ", max rel error "
+       << fmt(number(c, "max_rel_err")) << ", rel L2 "
+       << fmt(number(c, "rel_l2")) << ".";
+    if (check == "unwritten")
+      os << " Unwritten elements still hold the harness's NaN fill: the "
+            "kernel never stored them (check the grid covers the whole "
+            "output and the edge tiles).";
+    if (!str(w, "message").empty())
+      os << " " << str(w, "message").trim();
+    os << "\n";
+  }
+}
+
+void FeedbackWriter::features() {
+  if (!analysis)
+    return;
+  std::vector<std::string> requested;
+  if (const json::Array *a = analysis->getArray("requested"))
+    for (const json::Value &v : *a)
+      requested.push_back(v.getAsString().value_or("").str());
+  os << "\n## Requested features on " << str(analysis, "arch") << "\n\n";
+  if (!analysis->getBoolean("assembled").value_or(false) &&
+      !str(analysis, "assembly_note").empty())
+    os << "Not assembled: " << str(analysis, "assembly_note") << "\n\n";
+  if (requested.empty())
+    os << "None requested.\n";
+  else
+    os << "Overall: " << str(analysis, "verdict") << ".\n";
+  auto location = [](const Object &f) -> std::string {
+    for (StringRef key : {"source", "ptx"})
+      if (const Object *l = f.getObject(key))
+        return str(l, "file").str() + ":" +
+               std::to_string(l->getInteger("line").value_or(0));
+    return "";
+  };
+  auto finding = [&](const Object &f, StringRef kernel) {
+    os << "- [" << str(&f, "kind") << "]";
+    std::string loc = location(f);
+    if (!loc.empty())
+      os << " " << loc;
+    if (!kernel.empty())
+      os << " in `" << kernel << "`";
+    os << ": " << str(&f, "message");
+    if (!str(&f, "alternative").empty())
+      os << ". Instead: " << str(&f, "alternative");
+    os << "\n";
+  };
+  const json::Array *kernels = analysis->getArray("kernels");
+  for (const json::Value &kv : kernels ? *kernels : json::Array()) {
+    const Object *k = kv.getAsObject();
+    if (!k)
+      continue;
+    StringRef name = str(k, "name");
+    if (const Object *r = k->getObject("requested"); r && !requested.empty()) {
+      std::vector<std::string> verdicts;
+      for (const std::string &f : requested) {
+        StringRef v = r->getString(f).value_or("missing");
+        if (v != "used")
+          featuresMissing = true;
+        verdicts.push_back("`" + f + "` " + v.str());
+      }
+      os << "- kernel `" << name << "`: " << join(verdicts, ", ") << "\n";
+    }
+    if (const json::Array *fs = k->getArray("fallbacks"))
+      for (const json::Value &f : *fs)
+        if (const Object *o = f.getAsObject())
+          finding(*o, name);
+  }
+  if (const json::Array *fs = analysis->getArray("module_findings"))
+    for (const json::Value &f : *fs)
+      if (const Object *o = f.getAsObject())
+        finding(*o, "");
+}
+
+void FeedbackWriter::ptxasWarnings() {
+  std::vector<std::string> lines;
+  auto add = [&](std::string line) {
+    if (!is_contained(lines, line))
+      lines.push_back(std::move(line));
+  };
+  static constexpr StringLiteral costly[] = {
+      "ptxas-wgmma-serialized", "ptxas-setmaxnreg-ignored", "ptxas-spills"};
+  const json::Array *kernels =
+      analysis ? analysis->getArray("kernels") : nullptr;
+  for (const json::Value &kv : kernels ? *kernels : json::Array()) {
+    const Object *k = kv.getAsObject();
+    if (!k)
+      continue;
+    if (const json::Array *ws = k->getArray("ptxas_warnings"))
+      for (const json::Value &v : *ws)
+        if (const Object *f = v.getAsObject())
+          if (is_contained(costly, str(f, "kind")))
+            add("- `" + str(k, "name").str() + "`: " +
+                str(f, "message").str());
+    if (const Object *r = k->getObject("resources"))
+      if (int64_t spill = r->getInteger("spill_bytes").value_or(0))
+        add("- `" + str(k, "name").str() + "`: spills " +
+            std::to_string(spill) + " bytes to local memory with " +
+            std::to_string(r->getInteger("registers").value_or(0)) +
+            " registers");
+  }
+  // The driver JIT's log of the run says the same for the kernels that ran.
+  std::set<std::string> seenLogs;
+  for (const Object *w : workloads) {
+    std::string log = str(w, "jit_log").str();
+    if (log.empty() || !seenLogs.insert(log).second)
+      continue;
+    toolchain::PtxasLog parsed = toolchain::parsePtxasLog(log);
+    for (const toolchain::PtxasMessage &m : parsed.messages)
+      if (!toolchain::classifyPtxasMessage(m).empty())
+        add("- " + (m.kernel.empty() ? "" : "`" + m.kernel + "`: ") + m.text);
+  }
+  if (lines.empty())
+    return;
+  os << "\n## ptxas warnings that cost speed\n\n" << join(lines, "\n") << "\n";
+}
+
+void FeedbackWriter::speed() {
+  std::vector<const Object *> timed;
+  for (const Object *w : workloads)
+    if (w->getObject("time"))
+      timed.push_back(w);
+  if (timed.empty())
+    return;
+  std::string baseline = str(&result, "baseline").empty()
+                             ? "the baseline library"
+                             : baselineDisplayName(str(&result, "baseline"));
+  os << "\n## Speed\n\n";
+  bool allFaster = true, anyBaseline = false;
+  for (const Object *w : timed) {
+    double ms = number(w->getObject("time"), "median_ms");
+    os << "- " << workloadName(*w) << ": " << fmt(ms) << " ms";
+    if (w->get("tflops"))
+      os << ", " << fmt(number(w, "tflops")) << " TFLOP/s";
+    if (const Object *b = w->getObject("baseline_time")) {
+      anyBaseline = true;
+      double speedup = number(w, "speedup");
+      os << "; " << baseline << " " << fmt(number(b, "median_ms"))
+         << " ms, speedup " << format("%.2f", speedup) << "x";
+      if (speedup > 0 && speedup < 1)
+        os << " (" << format("%.1f", 1 / speedup) << "x slower)";
+      allFaster &= speedup > 1;
+    }
+    if (w->get("sol_fraction")) {
+      if (w->getBoolean("sol_impossible").value_or(false))
+        os << "; faster than the speed of light, so the measurement is "
+              "implausible: every launch must do all the work";
+      else
+        os << "; " << format("%.1f", number(w, "sol_fraction") * 100)
+           << "% of the speed of light";
+    }
+    os << "\n";
+  }
+  if (!anyBaseline)
+    os << "\nAim: as close to the speed of light as you can.\n";
+  else if (allFaster)
+    os << "\nIt beats " << baseline
+       << " on every workload. Aim: closer to the speed of light.\n";
+  else
+    os << "\nAim: faster than " << baseline
+       << " on every workload (speedup above 1.00x).\n";
+}
+
+void FeedbackWriter::closing() {
+  auto notRun = withStatus({"HARNESS_ERROR", "NO_GPU"});
+  if (!notRun.empty()) {
+    os << "\n## Not measured\n\n";
+    for (auto &[key, group] : byMessage(notRun))
+      os << "- " << names(group) << ": " << str(group.front(), "message").trim()
+         << " (not a fault of the submission)\n";
+  }
+  os << "\n";
+  if (failed)
+    os << "Fix the problems above.";
+  else if (featuresMissing)
+    os << "It is correct, but it does not use every requested family: "
+          "rewrite it with them.";
+  else if (!notRun.empty())
+    os << "Nothing was measured; you may improve the submission or resend "
+          "it.";
+  else
+    os << "It is correct; make it faster.";
+  os << " Answer with the whole submission in one fenced code block "
+        "(```cuda or ```ptx), including its `// @ptxbench` launch-plan "
+        "lines.\n";
+}
+
+} // namespace
+
+std::string prompt::renderFeedback(const json::Value &result,
+                                   const json::Value *analysis) {
+  std::string text;
+  static const Object empty;
+  const Object *r = result.getAsObject();
+  FeedbackWriter writer(r ? *r : empty,
+                        analysis ? analysis->getAsObject() : nullptr, text);
+  writer.header();
+  writer.compileErrors();
+  writer.planErrors();
+  writer.failedRuns();
+  writer.correctness();
+  writer.features();
+  writer.ptxasWarnings();
+  writer.speed();
+  writer.closing();
+  return text;
+}

@@ -1,0 +1,174 @@
+//===- Prompt.cpp - The prompt for one task, architecture and context -----===//
+//
+// Assembles the parts (TaskText.h, InstructionSyntax.h, Patterns.h and the
+// architecture document) into a system and a user message, records which
+// parts went in, and writes the result as JSON or text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Prompt/Prompt.h"
+
+#include "ptxbench/Prompt/InstructionSyntax.h"
+#include "ptxbench/Prompt/Patterns.h"
+#include "ptxbench/Prompt/TaskText.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+
+using namespace llvm;
+using namespace ptxbench;
+using namespace ptxbench::prompt;
+
+static constexpr std::pair<ContextLevel, StringLiteral> levelNames[] = {
+    {ContextLevel::None, "none"},
+    {ContextLevel::Brief, "brief"},
+    {ContextLevel::Full, "full"},
+};
+
+StringRef prompt::contextLevelName(ContextLevel level) {
+  for (const auto &[l, name] : levelNames)
+    if (l == level)
+      return name;
+  return "none";
+}
+
+std::optional<ContextLevel> prompt::parseContextLevel(StringRef name) {
+  for (const auto &[l, n] : levelNames)
+    if (n == name)
+      return l;
+  return std::nullopt;
+}
+
+ArrayRef<StringLiteral> prompt::promptArchitectures() {
+  static constexpr StringLiteral archs[] = {"sm_90a", "sm_100a"};
+  return archs;
+}
+
+std::string Prompt::sha256() const {
+  SHA256 hash;
+  for (const ChatMessage &m : messages) {
+    hash.update(m.role);
+    hash.update("\n");
+    hash.update(m.content);
+    hash.update("\n");
+  }
+  std::array<uint8_t, 32> digest = hash.final();
+  return toHex(digest, /*LowerCase=*/true);
+}
+
+Expected<std::string> prompt::findDocsDir(StringRef taskDir) {
+  auto search = [](SmallString<256> dir) -> std::string {
+    if (sys::fs::make_absolute(dir))
+      return "";
+    for (StringRef d = dir; !d.empty(); d = sys::path::parent_path(d)) {
+      SmallString<256> arch(d);
+      sys::path::append(arch, "docs", "arch");
+      if (sys::fs::is_directory(arch))
+        return (d + "/docs").str();
+    }
+    return "";
+  };
+  std::string found = search(SmallString<256>(taskDir));
+  if (found.empty())
+    found = search(SmallString<256>("."));
+  if (found.empty())
+    return createStringError("cannot find docs/arch/ above " + taskDir +
+                             " or the current directory; pass --docs DIR");
+  return found;
+}
+
+static Expected<std::string> readArchDocument(StringRef docsDir,
+                                              StringRef arch) {
+  SmallString<256> path(docsDir);
+  sys::path::append(path, "arch", arch + ".md");
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return createStringError("cannot read " + path + ": " +
+                             buffer.getError().message());
+  return (*buffer)->getBuffer().str();
+}
+
+Expected<Prompt> prompt::buildPrompt(const runtime::Task &task,
+                                     const PromptOptions &options) {
+  if (!is_contained(promptArchitectures(), options.arch))
+    return createStringError("unknown architecture '" + options.arch +
+                             "' (known: sm_90a, sm_100a)");
+  Prompt prompt;
+  prompt.task = task.name;
+  prompt.arch = options.arch;
+  prompt.context = options.context;
+  std::vector<std::string> requested;
+  if (auto it = task.features.find(options.arch); it != task.features.end())
+    requested = it->second;
+
+  // The system message: who the model is and how to answer.
+  std::string system =
+      "You are an expert GPU kernel engineer. You write fast, correct "
+      "kernels for " +
+      deviceName(options.arch).str() + " (`" + options.arch +
+      "`) in CUDA C++ with inline PTX or in PTX, using the architecture-"
+      "specific instructions the task asks for.\n\n" +
+      renderResponseFormat(options.arch);
+  prompt.parts = {"system", "response-format"};
+
+  // The user message: the task, then the context at its level.
+  std::vector<std::string> sections;
+  auto add = [&](StringRef part, std::string text) {
+    prompt.parts.push_back(part.str());
+    sections.push_back(std::move(text));
+  };
+  add("task", renderTaskSection(task));
+  add("abi", renderAbiSection(task, options.arch));
+  auto plan = renderLaunchPlanSection(task);
+  if (!plan)
+    return plan.takeError();
+  add("launch-plan", *plan);
+  add("features", renderFeaturesSection(task, options.arch));
+  if (options.context != ContextLevel::None) {
+    auto syntax = renderInstructionSyntax(requested, options.arch);
+    if (!syntax)
+      return syntax.takeError();
+    add("isa-syntax", *syntax);
+  }
+  if (options.context == ContextLevel::Full) {
+    std::string docs = options.docsDir;
+    if (docs.empty()) {
+      auto found = findDocsDir(task.dir);
+      if (!found)
+        return found.takeError();
+      docs = *found;
+    }
+    auto doc = readArchDocument(docs, options.arch);
+    if (!doc)
+      return doc.takeError();
+    add("arch-doc", *doc);
+    add("patterns", renderPatterns(requested));
+  }
+  std::string user = join(sections, "\n");
+  user += "\nWrite the submission now, in the response format above.\n";
+  prompt.messages = {{"system", system}, {"user", user}};
+  return prompt;
+}
+
+json::Value prompt::toJSON(const Prompt &prompt) {
+  json::Array messages, parts;
+  for (const ChatMessage &m : prompt.messages)
+    messages.push_back(
+        json::Object{{"role", m.role}, {"content", m.content}});
+  for (const std::string &p : prompt.parts)
+    parts.push_back(p);
+  return json::Object{{"task", prompt.task},
+                      {"arch", prompt.arch},
+                      {"context", contextLevelName(prompt.context)},
+                      {"parts", std::move(parts)},
+                      {"sha256", prompt.sha256()},
+                      {"messages", std::move(messages)}};
+}
+
+void prompt::printText(const Prompt &prompt, raw_ostream &os) {
+  for (const ChatMessage &m : prompt.messages)
+    os << "=== " << m.role << " ===\n" << m.content << "\n";
+}

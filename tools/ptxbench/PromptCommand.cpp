@@ -1,0 +1,95 @@
+//===- PromptCommand.cpp - ptxbench prompt --------------------------------===//
+//
+// `ptxbench prompt --task DIR|NAME --arch sm_90a|sm_100a --context
+// none|brief|full [--format text|json] [--docs DIR] [-o FILE]` writes the
+// prompt for a task (see Prompt.h): as text, each message under a
+// `=== role ===` line, or as JSON chat messages with the prompt's sha256 and
+// the parts it holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ptxbench/Prompt/Prompt.h"
+#include "ptxbench/Runtime/Task.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace ptxbench;
+
+namespace {
+
+cl::SubCommand promptCmd("prompt", "Write the prompt for a task");
+cl::opt<std::string> promptTask("task",
+                                cl::desc("Task folder, task.json, or a name "
+                                         "under ./tasks"),
+                                cl::value_desc("dir"), cl::Required,
+                                cl::sub(promptCmd));
+cl::opt<std::string> promptArch("arch", cl::desc("sm_90a or sm_100a"),
+                                cl::init("sm_90a"), cl::sub(promptCmd));
+cl::opt<std::string> promptContext(
+    "context",
+    cl::desc("Hardware context: none, brief (instruction syntax) or full "
+             "(plus the architecture document and patterns)"),
+    cl::init("brief"), cl::sub(promptCmd));
+cl::opt<std::string> promptFormat("format", cl::desc("text or json"),
+                                  cl::init("text"), cl::sub(promptCmd));
+cl::opt<std::string> promptDocs("docs",
+                                cl::desc("The docs/ folder (default: found "
+                                         "above the task folder)"),
+                                cl::value_desc("dir"), cl::sub(promptCmd));
+cl::opt<std::string> promptOutput("o", cl::desc("Output file"), cl::init("-"),
+                                  cl::value_desc("file"), cl::sub(promptCmd));
+
+int fail(const Twine &message) {
+  WithColor::error(errs(), "ptxbench prompt") << message << "\n";
+  return 2;
+}
+
+int runPrompt() {
+  std::optional<prompt::ContextLevel> context =
+      prompt::parseContextLevel(promptContext);
+  if (!context)
+    return fail("unknown --context '" + promptContext +
+                "' (expected none, brief or full)");
+  if (promptFormat != "text" && promptFormat != "json")
+    return fail("unknown --format '" + promptFormat +
+                "' (expected text or json)");
+  // A bare name means tasks/NAME.
+  std::string taskPath = promptTask;
+  if (!sys::fs::exists(taskPath) && !StringRef(taskPath).contains('/'))
+    taskPath = "tasks/" + taskPath;
+  auto task = runtime::loadTask(taskPath);
+  if (!task)
+    return fail(toString(task.takeError()));
+
+  prompt::PromptOptions options;
+  options.arch = promptArch;
+  options.context = *context;
+  options.docsDir = promptDocs;
+  auto built = prompt::buildPrompt(*task, options);
+  if (!built)
+    return fail(toString(built.takeError()));
+
+  std::string errorMessage;
+  std::unique_ptr<ToolOutputFile> out =
+      mlir::openOutputFile(promptOutput, &errorMessage);
+  if (!out)
+    return fail(errorMessage);
+  if (promptFormat == "json")
+    out->os() << formatv("{0:2}", prompt::toJSON(*built)) << "\n";
+  else
+    prompt::printText(*built, out->os());
+  out->keep();
+  return 0;
+}
+
+} // namespace
+
+cli::Command cli::promptCommand() { return {promptCmd, runPrompt}; }
