@@ -76,11 +76,12 @@ extern "C" __global__ void ptxbench_init(void *p, u64 n, int dtype, int dist,
   }
 }
 
-// C[M,N] (fp32) = A[M,K] @ B[K,N], row-major, fp32 accumulation.
+// C[M,N] (fp32) = A[M,K] @ B[K,N], row-major, fp32 accumulation; with
+// transB, B is [N,K] and C = A @ B^T.
 // 64x64 tiles, 16x16 threads, 4x4 outputs per thread.
 extern "C" __global__ void __launch_bounds__(256)
 ptxbench_gemm_ref(const void *A, const void *B, float *C, int M, int N, int K,
-                  int dtA, int dtB) {
+                  int dtA, int dtB, int transB) {
   __shared__ float As[16][64 + 1];
   __shared__ float Bs[16][64 + 1];
   int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
@@ -91,9 +92,12 @@ ptxbench_gemm_ref(const void *A, const void *B, float *C, int M, int N, int K,
       int r = e / 16, c = e % 16; // A tile: 64 rows x 16 k
       int gr = row0 + r, gc = k0 + c;
       As[c][r] = (gr < M && gc < K) ? loadElem(A, (u64)gr * K + gc, dtA) : 0.f;
-      int br = e / 64, bc = e % 64; // B tile: 16 k x 64 cols
+      // B tile: 16 k x 64 cols; consecutive threads read consecutive
+      // addresses in either layout.
+      int br = transB ? e % 16 : e / 64, bc = transB ? e / 16 : e % 64;
       int gbr = k0 + br, gbc = col0 + bc;
-      Bs[br][bc] = (gbr < K && gbc < N) ? loadElem(B, (u64)gbr * N + gbc, dtB) : 0.f;
+      u64 bi = transB ? (u64)gbc * K + gbr : (u64)gbr * N + gbc;
+      Bs[br][bc] = (gbr < K && gbc < N) ? loadElem(B, bi, dtB) : 0.f;
     }
     __syncthreads();
 #pragma unroll

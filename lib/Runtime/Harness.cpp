@@ -397,8 +397,9 @@ MaybeFail WorkloadRunner::allocate() {
   c = task.tensorIndex(task.operands.lookup("c"));
   M = bufs.shapes[a][0];
   K = bufs.shapes[a][1];
-  N = bufs.shapes[b][1];
-  if (bufs.shapes[b][0] != K || bufs.shapes[c][0] != M ||
+  // B is [K, N], or [N, K] when the task says "b_layout": "nk".
+  N = bufs.shapes[b][task.bTransposed ? 0 : 1];
+  if (bufs.shapes[b][task.bTransposed ? 1 : 0] != K || bufs.shapes[c][0] != M ||
       bufs.shapes[c][1] != N)
     return Failure{Status::HarnessError, "gemm operand shapes disagree"};
   TRY(gpu.alloc(bufs.ref, size_t(M) * N * 4));
@@ -516,11 +517,11 @@ MaybeFail WorkloadRunner::launchSubmission() {
 
 MaybeFail WorkloadRunner::runReference() {
   int m = M, n = N, k = K, dtA = int(task.tensors[a].dtype),
-      dtB = int(task.tensors[b].dtype);
+      dtB = int(task.tensors[b].dtype), transB = task.bTransposed;
   void *pa = reinterpret_cast<void *>(bufs.tensors[a].ptr);
   void *pb = reinterpret_cast<void *>(bufs.tensors[b].ptr);
   void *pc = reinterpret_cast<void *>(bufs.ref.ptr);
-  void *args[] = {&pa, &pb, &pc, &m, &n, &k, &dtA, &dtB};
+  void *args[] = {&pa, &pb, &pc, &m, &n, &k, &dtA, &dtB, &transB};
   TRY(gpu.check(d.cuLaunchKernel(gpu.refFn, unsigned((N + 63) / 64),
                                  unsigned((M + 63) / 64), 1, 16, 16, 1, 0,
                                  gpu.stream, args, nullptr),
@@ -653,18 +654,24 @@ MaybeFail WorkloadRunner::baselineSetup(std::function<MaybeFail()> &launch) {
   auto type = [&](int t) {
     return task.tensors[t].dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
   };
-  // Row-major C[M,N] = A[M,K] B[K,N] is column-major C^T = B^T A^T.
+  // Row-major C[M,N] = A[M,K] B[K,N] is column-major C^T = B^T A^T: cuBLAS's
+  // first operand is B, seen column-major as [N, K] (ld N), not transposed.
+  // With B stored [N, K] (b_layout "nk", C = A B^T), column-major B is
+  // [K, N] (ld K) and is transposed: the "TN" GEMM.
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t la, lb, lc;
   cublasLtMatmulPreference_t pref;
   cublasOperation_t opN = CUBLAS_OP_N;
+  cublasOperation_t opB = task.bTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   bool ok =
       lt.cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == 0 &&
-      lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opN,
-                                        sizeof(opN)) == 0 &&
+      lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opB,
+                                        sizeof(opB)) == 0 &&
       lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opN,
                                         sizeof(opN)) == 0 &&
-      lt.cublasLtMatrixLayoutCreate(&la, type(b), N, K, N) == 0 &&
+      (task.bTransposed
+           ? lt.cublasLtMatrixLayoutCreate(&la, type(b), K, N, K)
+           : lt.cublasLtMatrixLayoutCreate(&la, type(b), N, K, N)) == 0 &&
       lt.cublasLtMatrixLayoutCreate(&lb, type(a), K, M, K) == 0 &&
       lt.cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, N, M, N) == 0 &&
       lt.cublasLtMatmulPreferenceCreate(&pref) == 0;

@@ -152,7 +152,7 @@ Expected<Task> TaskReader::read(const json::Value &root) {
           unknownKeys(o, "(top)",
                       {"name", "description", "params", "tensors", "workloads",
                        "check", "flops", "bytes", "reference", "baseline",
-                       "operands", "features", "timing"}))
+                       "operands", "features", "encouraged", "timing"}))
     return std::move(err);
   auto name = string(o, "name", "(top)");
   if (!name)
@@ -407,6 +407,17 @@ Expected<Task> TaskReader::read(const json::Value &root) {
   if (!ops)
     return fail("operands", "expected an object naming the reference's "
                             "tensors (a, b, c)");
+  if (Error err = unknownKeys(*ops, "operands", {"a", "b", "c", "b_layout"}))
+    return std::move(err);
+  auto bLayout = string(*ops, "b_layout", "operands", false, "kn");
+  if (!bLayout)
+    return bLayout.takeError();
+  if (*bLayout != "kn" && *bLayout != "nk")
+    return fail("operands.b_layout", "expected \"kn\" (B is [K, N], C = A*B) "
+                                     "or \"nk\" (B is [N, K], C = A*B^T), "
+                                     "got \"" +
+                                         *bLayout + "\"");
+  task.bTransposed = *bLayout == "nk";
   for (StringRef role : {"a", "b", "c"}) {
     auto s = string(*ops, role, "operands");
     if (!s)
@@ -418,23 +429,30 @@ Expected<Task> TaskReader::read(const json::Value &root) {
       return fail("operands." + role, "gemm operands are matrices (rank 2)");
     task.operands[role] = *s;
   }
-  if (const json::Object *features = o.getObject("features")) {
+  for (auto [key, map] :
+       {std::pair<StringRef, std::map<std::string, std::vector<std::string>> *>{
+            "features", &task.features},
+        {"encouraged", &task.encouraged}}) {
+    const json::Value *fv = o.get(key);
+    if (!fv)
+      continue;
+    const json::Object *features = fv->getAsObject();
+    if (!features)
+      return fail(key, "expected an object of architectures");
     for (const auto &kv : *features) {
+      std::string path = (key + "." + StringRef(kv.first)).str();
       const json::Array *list = kv.second.getAsArray();
       if (!list)
-        return fail("features." + StringRef(kv.first),
-                    "expected an array of family names");
-      auto &out = task.features[kv.first.str()];
+        return fail(path, "expected an array of family names");
+      auto &out = (*map)[kv.first.str()];
       for (const json::Value &f : *list) {
         auto s = f.getAsString();
         if (!s)
-          return fail("features." + StringRef(kv.first),
-                      "expected family names (strings)");
+          return fail(path, "expected family names (strings)");
         // Family names are the ISA table's (docs/isa-coverage.md).
         if (!ptxbench::isa::familyByName(*s))
-          return fail("features." + StringRef(kv.first),
-                      "unknown feature family \"" + *s +
-                          "\" (docs/isa-coverage.md lists them)");
+          return fail(path, "unknown feature family \"" + *s +
+                                "\" (docs/isa-coverage.md lists them)");
         out.push_back(s->str());
       }
     }

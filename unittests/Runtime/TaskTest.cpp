@@ -31,6 +31,7 @@ const char *goodTask = R"json({
   "baseline": "cublaslt_gemm",
   "operands": {"a": "A", "b": "B", "c": "C"},
   "features": {"sm_90a": ["wgmma", "tma", "mbarrier_tx"]},
+  "encouraged": {"sm_90a": ["setmaxnreg"]},
   "timing": {"warmup": 2, "min_samples": 5, "max_samples": 50, "max_seconds": 1, "target_rse": 0.01}
 })json";
 
@@ -83,6 +84,9 @@ TEST(TaskTest, LoadsEverything) {
   EXPECT_EQ(t->baseline, "cublaslt_gemm");
   EXPECT_EQ(t->operands.lookup("b"), "B");
   EXPECT_EQ(t->features.at("sm_90a").size(), 3u);
+  EXPECT_EQ(t->encouraged.at("sm_90a"),
+            (std::vector<std::string>{"setmaxnreg"}));
+  EXPECT_FALSE(t->bTransposed);
   EXPECT_EQ(t->timing.minSamples, 5u);
   auto shape = t->shapeOf(1, t->dev[0].params);
   ASSERT_TRUE(!!shape);
@@ -107,7 +111,7 @@ TEST(TaskTest, Errors) {
   EXPECT_EQ(errorWith({"extra"}, 1),
             "task.json: (top): unknown key \"extra\" (known: name, "
             "description, params, tensors, workloads, check, flops, bytes, "
-            "reference, baseline, operands, features, timing)");
+            "reference, baseline, operands, features, encouraged, timing)");
   EXPECT_EQ(errorWith({"features", "sm_90a"},
                       llvm::json::Array{"wgmma", "mbarrier-tx"}),
             "task.json: features.sm_90a: unknown feature family "
@@ -167,9 +171,39 @@ TEST(TaskTest, Errors) {
             "cublaslt_gemm, none)");
   EXPECT_EQ(errorWith({"operands", "b"}, "D"),
             "task.json: operands.b: unknown tensor \"D\"");
+  EXPECT_EQ(errorWith({"operands", "b_layout"}, "kk"),
+            "task.json: operands.b_layout: expected \"kn\" (B is [K, N], C = "
+            "A*B) or \"nk\" (B is [N, K], C = A*B^T), got \"kk\"");
+  EXPECT_EQ(errorWith({"operands", "d"}, "C"),
+            "task.json: operands: unknown key \"d\" (known: a, b, c, "
+            "b_layout)");
+  EXPECT_EQ(errorWith({"encouraged", "sm_90a"}, llvm::json::Array{"warp-spec"}),
+            "task.json: encouraged.sm_90a: unknown feature family "
+            "\"warp-spec\" (docs/isa-coverage.md lists them)");
+  EXPECT_EQ(errorWith({"encouraged"}, 3),
+            "task.json: encouraged: expected an object of architectures");
   EXPECT_EQ(errorWith({"timing", "min_samples"}, 0),
             "task.json: timing: need 1 <= min_samples <= max_samples, warmup "
             ">= 0, max_seconds > 0");
+}
+
+TEST(TaskTest, TransposedB) {
+  // C[M,N] = A[M,K] B[N,K]^T: the weight layout of a model layer.
+  auto root = llvm::json::parse(goodTask);
+  ASSERT_TRUE(!!root);
+  auto *o = root->getAsObject();
+  (*o->getArray("tensors"))[1].getAsObject()->operator[]("shape") =
+      llvm::json::Array{"N", "K"};
+  (*o->getObject("operands"))["b_layout"] = "nk";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << *root;
+  auto t = parseTask(text, "task.json");
+  ASSERT_TRUE(!!t) << llvm::toString(t.takeError());
+  EXPECT_TRUE(t->bTransposed);
+  auto shape = t->shapeOf(1, t->dev[0].params);
+  ASSERT_TRUE(!!shape);
+  EXPECT_EQ(*shape, (std::vector<int64_t>{512, 128}));
 }
 
 TEST(TaskTest, MissingFile) {

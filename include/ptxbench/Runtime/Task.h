@@ -71,8 +71,15 @@ struct Task {
   /// each over tensors named in `operands` (a, b, c).
   std::string reference, baseline;
   llvm::StringMap<std::string> operands;
+  /// The layout of operand b: false = [K, N] (C = A*B), true = [N, K]
+  /// (C = A*B^T, "operands": {"b_layout": "nk"}), the usual layout of a
+  /// model layer's weight.
+  bool bTransposed = false;
   /// Requested feature families per architecture (e.g. sm_90a).
   std::map<std::string, std::vector<std::string>> features;
+  /// Families a good solution may also use (e.g. setmaxnreg), per
+  /// architecture: shown to models, not required ("encouraged" in JSON).
+  std::map<std::string, std::vector<std::string>> encouraged;
   struct Timing {
     unsigned warmup = 3, minSamples = 10, maxSamples = 100;
     double maxSeconds = 2.0, targetRse = 0.005;

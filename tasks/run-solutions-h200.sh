@@ -1,0 +1,88 @@
+#!/bin/bash
+# Runs every runnable solution of every tasks/**/solutions/manifest.json
+# through `ptxbench run --json` on a GPU host and compares each run's status
+# with the manifest's, printing a table (and the cuBLASLt baseline per
+# workload). Exit status 1 when a status differs from the manifest.
+#
+# Usage: tasks/run-solutions-h200.sh [PTXBENCH] [TASKS_DIR]
+#   RUN_ALL_TASKS=1  also run the broken solutions on every listed task
+#                    (default: only on the first, to save GPU time)
+# Results (JSON, logs, the table) go to $OUT (default /tmp/ptxbench-solutions).
+# The manifest's "run" field per solution: "all" = every workload (the first
+# such solution of a task also times the cuBLASLt baseline), "dev" = the
+# development workloads only, "skip" = not run.
+set -u
+PTXBENCH=${1:-build/bin/ptxbench}
+TASKS=${2:-$(dirname "$0")}
+OUT=${OUT:-/tmp/ptxbench-solutions}
+mkdir -p "$OUT/runs"
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader 2>&1
+  "$PTXBENCH" --version 2>&1 | head -3
+} > "$OUT/env.txt"
+cat "$OUT/env.txt"
+
+# Plan: one line per run, "task manifest_dir file expected shapes baseline timeout".
+python3 - "$TASKS" "${RUN_ALL_TASKS:-0}" > "$OUT/plan.txt" <<'PY'
+import glob, json, os, sys
+tasks_dir, all_tasks = sys.argv[1], sys.argv[2] == "1"
+for m in sorted(glob.glob(os.path.join(tasks_dir, "**", "solutions", "manifest.json"), recursive=True)):
+    man = json.load(open(m))
+    sdir = os.path.dirname(m)
+    for ti, task in enumerate(man["tasks"]):
+        baseline_done = False
+        for s in man["solutions"]:
+            if s.get("run", "all") == "skip":
+                continue
+            broken = s["status"] != "PASSED" or s.get("run") == "dev"
+            if broken and ti > 0 and not all_tasks and s["status"] != "PASSED":
+                continue
+            shapes = "all" if s.get("run", "all") == "all" else "dev"
+            baseline = shapes == "all" and not baseline_done
+            baseline_done |= baseline
+            timeout = 4 if s["status"] == "TIMEOUT" else 60
+            print(os.path.join(tasks_dir, task), sdir, s["file"], s["status"], shapes,
+                  int(baseline), timeout)
+PY
+
+while read -r task sdir file expected shapes baseline timeout; do
+  label=$(basename "$task")__${file%.cu}
+  extra=()
+  [ "$baseline" = 1 ] || extra+=(--no-baseline)
+  start=$(date +%s%N)
+  "$PTXBENCH" run --task "$task" --solution "$sdir/$file" --shapes "$shapes" \
+    --timeout "$timeout" --json "$OUT/runs/$label.json" "${extra[@]}" \
+    > "$OUT/runs/$label.out" 2> "$OUT/runs/$label.err"
+  rc=$?
+  echo "$label $expected $rc $(( ($(date +%s%N) - start) / 1000000 ))" >> "$OUT/runs.txt"
+  echo "ran $label: exit $rc" >&2
+done < "$OUT/plan.txt"
+
+python3 - "$OUT" <<'PY' | tee "$OUT/table.txt"
+import json, os, sys
+out = sys.argv[1]
+bad = 0
+print(f"{'task':24} {'solution':20} {'expected':14} {'got':14} {'ok':3} {'wall_s':>6}  per workload: status median_ms TFLOP/s [cuBLASLt ms TFLOP/s]")
+for line in open(os.path.join(out, "runs.txt")):
+    label, expected, rc, wall = line.split()
+    task, sol = label.split("__", 1)
+    path = os.path.join(out, "runs", label + ".json")
+    got, parts = "NO_RESULT", []
+    if os.path.exists(path):
+        r = json.load(open(path))
+        got = r.get("status", "NO_RESULT")
+        for w in r.get("workloads", []):
+            s = f"{w['workload']}={w['status']}"
+            if "time" in w:
+                s += f" {w['time']['median_ms']:.3f}ms {w.get('tflops', 0):.0f}TF"
+            if "baseline_time" in w:
+                bms = w["baseline_time"]["median_ms"]
+                s += f" [lt {bms:.3f}ms {w['flops'] / (bms * 1e-3) * 1e-12:.0f}TF]"
+            parts.append(s)
+    ok = got == expected
+    bad += not ok
+    print(f"{task:24} {sol:20} {expected:14} {got:14} {'yes' if ok else 'NO':3} {int(wall)/1000:6.1f}  " + "; ".join(parts))
+print(f"{bad} run(s) differ from the manifests")
+sys.exit(1 if bad else 0)
+PY
