@@ -28,6 +28,9 @@ Command analyzeCommand();
 /// `ptxbench extract RESPONSE.md [-o FILE]`.
 Command extractCommand();
 
+/// `ptxbench tasks [--dir DIR]` and `ptxbench tasks show NAME`.
+Command tasksCommand();
+
 /// `ptxbench run --task DIR --solution FILE [--shapes S] [--json OUT]`.
 Command runCommand();
 

@@ -15,7 +15,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   const cli::Command commands[] = {
       cli::summaryCommand(), cli::analyzeCommand(), cli::extractCommand(),
-      cli::runCommand(),     cli::promptCommand(),  cli::feedbackCommand()};
+      cli::runCommand(),     cli::promptCommand(),  cli::feedbackCommand(),
+      cli::tasksCommand()};
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "ptxbench: architecture-specific PTX benchmark\n");
   for (const cli::Command &command : commands)
