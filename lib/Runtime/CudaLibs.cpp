@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 using namespace ptxbench::runtime::cuda;
@@ -118,5 +119,35 @@ bool CublasLt::load(std::string &error) {
   if (!h)
     return false;
   PTXBENCH_CUBLASLT_FUNCTIONS(PTXBENCH_DLSYM)
+  return true;
+}
+
+bool Nvml::load(std::string &error) {
+  void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    error = "NVML not available (libnvidia-ml.so.1: " + std::string(dlerror()) +
+            ")";
+    return false;
+  }
+  auto sym = [&](const char *name, auto &fn) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        dlsym(h, name));
+    return fn != nullptr;
+  };
+  if (!sym("nvmlInit_v2", nvmlInit_v2) ||
+      !sym("nvmlDeviceGetHandleByPciBusId_v2",
+           nvmlDeviceGetHandleByPciBusId_v2) ||
+      !sym("nvmlDeviceGetClockInfo", nvmlDeviceGetClockInfo) ||
+      !sym("nvmlDeviceGetMaxClockInfo", nvmlDeviceGetMaxClockInfo)) {
+    error = "NVML lacks the clock functions";
+    return false;
+  }
+  if (!sym("nvmlDeviceGetCurrentClocksEventReasons", getReasons))
+    sym("nvmlDeviceGetCurrentClocksThrottleReasons", getReasons);
+  sym("nvmlSystemGetDriverVersion", nvmlSystemGetDriverVersion);
+  if (int r = nvmlInit_v2()) {
+    error = "nvmlInit failed (NVML error " + std::to_string(r) + ")";
+    return false;
+  }
   return true;
 }

@@ -27,6 +27,7 @@ namespace ptxbench::runtime::cuda {
   X(cuDeviceGet)                                                               \
   X(cuDeviceGetName)                                                           \
   X(cuDeviceGetAttribute)                                                      \
+  X(cuDeviceGetPCIBusId)                                                       \
   X(cuDevicePrimaryCtxRetain)                                                  \
   X(cuCtxSetCurrent)                                                           \
   X(cuCtxSynchronize)                                                          \
@@ -96,6 +97,23 @@ struct Nvrtc {
 
 struct CublasLt {
   PTXBENCH_CUBLASLT_FUNCTIONS(PTXBENCH_DECLARE)
+  bool load(std::string &error);
+};
+
+/// NVML (libnvidia-ml.so.1), for the SM clock and throttle reasons. Its
+/// header is not part of the toolkit image, so the few types are declared
+/// here (the ABI is stable C).
+struct Nvml {
+  using Device = struct nvmlDevice_st *;
+  static constexpr int clockSM = 1; // NVML_CLOCK_SM
+  int (*nvmlInit_v2)() = nullptr;
+  int (*nvmlDeviceGetHandleByPciBusId_v2)(const char *, Device *) = nullptr;
+  int (*nvmlDeviceGetClockInfo)(Device, int, unsigned *) = nullptr;
+  int (*nvmlDeviceGetMaxClockInfo)(Device, int, unsigned *) = nullptr;
+  /// nvmlDeviceGetCurrentClocksEventReasons, or the older
+  /// ...ClocksThrottleReasons (same signature and bits).
+  int (*getReasons)(Device, unsigned long long *) = nullptr;
+  int (*nvmlSystemGetDriverVersion)(char *, unsigned) = nullptr;
   bool load(std::string &error);
 };
 

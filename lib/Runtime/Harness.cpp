@@ -10,6 +10,9 @@
 #include "ptxbench/Runtime/Harness.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #ifdef PTXBENCH_HAVE_CUDA_HEADERS
@@ -26,7 +29,15 @@ using namespace ptxbench::runtime;
 
 #ifndef PTXBENCH_HAVE_CUDA_HEADERS
 
-bool ptxbench::runtime::probeGpu(std::string &why, std::string *) {
+std::string ptxbench::runtime::archName(int major, int minor) {
+  std::string a = "sm_" + std::to_string(major * 10 + minor);
+  if ((major == 9 && minor == 0) || major == 10)
+    a += "a";
+  return a;
+}
+
+bool ptxbench::runtime::probeGpu(std::string &why, std::string *,
+                                 std::string *) {
   why = "no CUDA driver/GPU available: ptxbench was built without the CUDA "
         "toolkit headers, so it cannot run kernels";
   return false;
@@ -41,7 +52,15 @@ int ptxbench::runtime::runWorker(const Task &, const LaunchPlan &, StringRef,
 
 using namespace ptxbench::runtime::cuda;
 
-bool ptxbench::runtime::probeGpu(std::string &why, std::string *deviceName) {
+std::string ptxbench::runtime::archName(int major, int minor) {
+  std::string a = "sm_" + std::to_string(major * 10 + minor);
+  if ((major == 9 && minor == 0) || major == 10)
+    a += "a";
+  return a;
+}
+
+bool ptxbench::runtime::probeGpu(std::string &why, std::string *deviceName,
+                                 std::string *arch) {
   Driver d;
   std::string error;
   if (!d.load(error)) {
@@ -57,11 +76,18 @@ bool ptxbench::runtime::probeGpu(std::string &why, std::string *deviceName) {
     why = "no CUDA driver/GPU available: the driver reports no device";
     return false;
   }
-  if (deviceName) {
+  CUdevice dev;
+  if (d.cuDeviceGet(&dev, 0) == CUDA_SUCCESS) {
     char name[256] = {};
-    CUdevice dev;
-    if (!d.cuDeviceGet(&dev, 0) && !d.cuDeviceGetName(name, sizeof(name), dev))
+    if (deviceName && !d.cuDeviceGetName(name, sizeof(name), dev))
       *deviceName = name;
+    int major = 0, minor = 0;
+    d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                           dev);
+    d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                           dev);
+    if (arch)
+      *arch = archName(major, minor);
   }
   return true;
 }
@@ -122,6 +148,30 @@ public:
   DeviceBuffer flush;
   cublasLtHandle_t ltHandle = nullptr;
   DeviceBuffer ltWorkspace;
+  Nvml nvml;
+  Nvml::Device nvmlDevice = nullptr;
+  unsigned maxSmMHz = 0;
+  std::string nvmlError, driverVersion;
+  /// The instrumented submission, loaded on first use.
+  CUmodule counted = nullptr;
+  std::vector<CUfunction> countedFunctions;
+  std::string countedError;
+
+  /// The SM clock and throttle reasons now (invalid without NVML).
+  ClockReading readClock() {
+    ClockReading r;
+    if (!nvmlDevice)
+      return r;
+    unsigned mhz = 0;
+    if (nvml.nvmlDeviceGetClockInfo(nvmlDevice, Nvml::clockSM, &mhz))
+      return r;
+    r.valid = true;
+    r.smMHz = mhz;
+    unsigned long long reasons = 0;
+    if (nvml.getReasons && !nvml.getReasons(nvmlDevice, &reasons))
+      r.reasons = reasons;
+    return r;
+  }
 
   MaybeFail check(CUresult r, Status status, const Twine &what) {
     if (r == CUDA_SUCCESS)
@@ -146,12 +196,7 @@ public:
       d.cuMemFree(buf.ptr);
     buf = {};
   }
-  std::string arch() const {
-    std::string a = "sm_" + std::to_string(ccMajor * 10 + ccMinor);
-    if ((ccMajor == 9 && ccMinor == 0) || ccMajor == 10)
-      a += "a";
-    return a;
-  }
+  std::string arch() const { return archName(ccMajor, ccMinor); }
 };
 
 MaybeFail Gpu::init() {
@@ -179,6 +224,28 @@ MaybeFail Gpu::init() {
             Status::HarnessError, "creating the harness stream"));
   haveNvrtc = nvrtc.load(nvrtcError);
   haveLt = lt.load(ltError);
+  // NVML is optional: without it timing says "clock not sampled".
+  if (nvml.load(nvmlError)) {
+    char bus[64] = {};
+    if (d.cuDeviceGetPCIBusId(bus, sizeof(bus), dev) == CUDA_SUCCESS &&
+        nvml.nvmlDeviceGetHandleByPciBusId_v2(bus, &nvmlDevice) == 0) {
+      if (nvml.nvmlDeviceGetMaxClockInfo(nvmlDevice, Nvml::clockSM,
+                                         &maxSmMHz))
+        maxSmMHz = 0;
+    } else {
+      nvmlDevice = nullptr;
+      nvmlError = "NVML does not know the CUDA device's PCI bus id";
+    }
+    char version[96] = {};
+    if (nvml.nvmlSystemGetDriverVersion &&
+        !nvml.nvmlSystemGetDriverVersion(version, sizeof(version)))
+      driverVersion = version;
+  }
+  if (driverVersion.empty()) {
+    int v = 0;
+    d.cuDriverGetVersion(&v);
+    driverVersion = "cuda" + std::to_string(v);
+  }
   if (!haveNvrtc)
     return Failure{Status::HarnessError,
                    "NVRTC is needed for the harness's own kernels: " +
@@ -274,6 +341,78 @@ MaybeFail Gpu::loadModule(StringRef ptx, CUmodule &module, std::string &log) {
   return std::nullopt;
 }
 
+/// Times `launch` per the task's timing rules: warm-up, then samples each
+/// preceded by an L2 reset and flush, until the stopping rule holds over
+/// the clean (unthrottled) samples. With NVML the SM clock and throttle
+/// reasons are read after the flush is queued and after the sample ends;
+/// throttled samples are discarded and counted (isThrottled, keptSamples).
+static MaybeFail timeLaunches(Gpu &gpu, const Task::Timing &timing,
+                              const std::function<MaybeFail()> &launch,
+                              TimingStats &out) {
+  Driver &d = gpu.d;
+  CUevent start, stop;
+  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
+                "cuEventCreate"));
+  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
+                "cuEventCreate"));
+  for (unsigned i = 0; i < timing.warmup; ++i)
+    TRY(launch());
+  TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "warm-up runs"));
+  std::vector<double> samples, clean;
+  SmallVector<bool, 128> throttled;
+  unsigned minMHz = ~0u, maxMHz = 0;
+  bool sampled = gpu.nvmlDevice != nullptr;
+  auto begin = std::chrono::steady_clock::now();
+  uint32_t flushValue = 0;
+  while (true) {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
+    // The stopping rule counts clean samples; throttled ones may add at
+    // most as many attempts again before the time cap ends it.
+    if (enoughSamples(clean, elapsed, timing) ||
+        samples.size() >= 2 * timing.maxSamples ||
+        (elapsed >= timing.maxSeconds && samples.size() >= timing.minSamples))
+      break;
+    d.cuCtxResetPersistingL2Cache();
+    TRY(gpu.check(d.cuMemsetD32Async(gpu.flush.ptr, ++flushValue,
+                                     gpu.flush.bytes / 4, gpu.stream),
+                  Status::HarnessError, "flushing L2"));
+    ClockReading before = gpu.readClock();
+    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(launch());
+    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "a timed run"));
+    ClockReading after = gpu.readClock();
+    float ms = 0;
+    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
+                  "cuEventElapsedTime"));
+    bool hot = isThrottled(before, after, gpu.maxSmMHz);
+    samples.push_back(ms);
+    throttled.push_back(hot);
+    if (!hot) {
+      clean.push_back(ms);
+      for (const ClockReading &r : {before, after})
+        if (r.valid) {
+          minMHz = std::min(minMHz, r.smMHz);
+          maxMHz = std::max(maxMHz, r.smMHz);
+        }
+    }
+  }
+  bool keptThrottled = false;
+  std::vector<double> kept =
+      keptSamples(samples, throttled, timing.minSamples, keptThrottled);
+  out = summarizeTimes(kept);
+  out.clockSampled = sampled;
+  out.throttled = samples.size() - clean.size();
+  out.keptThrottled = keptThrottled;
+  out.minClockMHz = minMHz == ~0u ? 0 : minMHz;
+  out.maxClockMHz = maxMHz;
+  return std::nullopt;
+}
+
 /// Everything allocated for one workload.
 struct WorkloadBuffers {
   std::vector<DeviceBuffer> tensors, workspaces;
@@ -302,6 +441,10 @@ public:
 
   /// Runs the checks and the timing; fills `result`.
   void run(WorkloadResult &result, bool baseline);
+  /// Runs the instrumented variant once (untimed) and adds the executed
+  /// counts of `families` to `result`.
+  void countFeatures(WorkloadResult &result,
+                     ArrayRef<std::string> families);
   bool lost = false;
 
 private:
@@ -319,7 +462,10 @@ private:
   MaybeFail allocate();
   MaybeFail generateInputs(unsigned trial);
   MaybeFail poisonOutputs();
-  MaybeFail launchSubmission();
+  MaybeFail launchSubmission() { return launchWith(functions, 0); }
+  /// Launches the plan with `fns`; a non-zero `counters` is passed as one
+  /// more (last) argument to every kernel (the instrumented variant).
+  MaybeFail launchWith(ArrayRef<CUfunction> fns, CUdeviceptr counters);
   MaybeFail runReference();
   MaybeFail checkOutputs(WorkloadResult &result, StringRef when);
   MaybeFail snapshotInputs(std::vector<std::vector<char>> &snap);
@@ -452,7 +598,8 @@ MaybeFail WorkloadRunner::poisonOutputs() {
   return std::nullopt;
 }
 
-MaybeFail WorkloadRunner::launchSubmission() {
+MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
+                                     CUdeviceptr counters) {
   for (const ResolvedWorkspace &w : plan.workspaces)
     if (w.zero) {
       unsigned i = &w - plan.workspaces.data();
@@ -490,6 +637,9 @@ MaybeFail WorkloadRunner::launchSubmission() {
         break;
       }
     }
+    uint64_t countersArg = counters;
+    if (counters)
+      params.push_back(&countersArg);
     CUlaunchConfig config = {};
     config.gridDimX = rk.grid[0];
     config.gridDimY = rk.grid[1];
@@ -509,7 +659,7 @@ MaybeFail WorkloadRunner::launchSubmission() {
       config.numAttrs = 1;
     }
     TRY(gpu.check(
-        d.cuLaunchKernelEx(&config, functions[k], params.data(), nullptr),
+        d.cuLaunchKernelEx(&config, fns[k], params.data(), nullptr),
         Status::LaunchError, "launching kernel '" + rk.name + "'"));
   }
   return std::nullopt;
@@ -604,44 +754,17 @@ WorkloadRunner::checkInputsUnchanged(const std::vector<std::vector<char>> &snap,
 
 MaybeFail WorkloadRunner::time(std::function<MaybeFail()> launch,
                                TimingStats &out) {
-  CUevent start, stop;
-  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
-  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
-  const Task::Timing &timing = task.timing;
-  for (unsigned i = 0; i < timing.warmup; ++i)
-    TRY(launch());
-  TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "warm-up runs"));
-  std::vector<double> samples;
-  auto begin = std::chrono::steady_clock::now();
-  uint32_t flushValue = 0;
-  while (true) {
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count();
-    if (enoughSamples(samples, elapsed, timing))
-      break;
-    d.cuCtxResetPersistingL2Cache();
-    TRY(gpu.check(d.cuMemsetD32Async(gpu.flush.ptr, ++flushValue,
-                                     gpu.flush.bytes / 4, gpu.stream),
-                  Status::HarnessError, "flushing L2"));
-    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(launch());
-    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "a timed run"));
-    float ms = 0;
-    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
-                  "cuEventElapsedTime"));
-    samples.push_back(ms);
-  }
-  out = summarizeTimes(samples);
-  return std::nullopt;
+  return timeLaunches(gpu, task.timing, launch, out);
 }
 
-MaybeFail WorkloadRunner::baselineSetup(std::function<MaybeFail()> &launch) {
+/// A cuBLASLt bf16 GEMM C[M,N] = A[M,K] B[K,N] (row-major, fp32 compute),
+/// or A B^T with B stored [N,K] when `transB`, on the harness stream;
+/// `launch` runs it once.
+static MaybeFail makeGemm(Gpu &gpu, int64_t M, int64_t N, int64_t K,
+                          DType typeA, DType typeB, bool transB,
+                          CUdeviceptr pa,
+                          CUdeviceptr pb, CUdeviceptr pc,
+                          std::function<MaybeFail()> &launch) {
   if (!gpu.haveLt)
     return Failure{Status::HarnessError, "cuBLASLt: " + gpu.ltError};
   CublasLt &lt = gpu.lt;
@@ -650,9 +773,8 @@ MaybeFail WorkloadRunner::baselineSetup(std::function<MaybeFail()> &launch) {
       return Failure{Status::HarnessError, "cublasLtCreate failed"};
     TRY(gpu.alloc(gpu.ltWorkspace, 64 << 20));
   }
-  TRY(gpu.alloc(bufs.baselineOut, size_t(M) * N * 2));
-  auto type = [&](int t) {
-    return task.tensors[t].dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
+  auto type = [&](DType t) {
+    return t == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
   };
   // Row-major C[M,N] = A[M,K] B[K,N] is column-major C^T = B^T A^T: cuBLAS's
   // first operand is B, seen column-major as [N, K] (ld N), not transposed.
@@ -662,17 +784,17 @@ MaybeFail WorkloadRunner::baselineSetup(std::function<MaybeFail()> &launch) {
   cublasLtMatrixLayout_t la, lb, lc;
   cublasLtMatmulPreference_t pref;
   cublasOperation_t opN = CUBLAS_OP_N;
-  cublasOperation_t opB = task.bTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   bool ok =
       lt.cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == 0 &&
       lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opB,
                                         sizeof(opB)) == 0 &&
       lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opN,
                                         sizeof(opN)) == 0 &&
-      (task.bTransposed
-           ? lt.cublasLtMatrixLayoutCreate(&la, type(b), K, N, K)
-           : lt.cublasLtMatrixLayoutCreate(&la, type(b), N, K, N)) == 0 &&
-      lt.cublasLtMatrixLayoutCreate(&lb, type(a), K, M, K) == 0 &&
+      (transB ? lt.cublasLtMatrixLayoutCreate(&la, type(typeB), K, N, K)
+              : lt.cublasLtMatrixLayoutCreate(&la, type(typeB), N, K, N)) ==
+          0 &&
+      lt.cublasLtMatrixLayoutCreate(&lb, type(typeA), K, M, K) == 0 &&
       lt.cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, N, M, N) == 0 &&
       lt.cublasLtMatmulPreferenceCreate(&pref) == 0;
   size_t wsBytes = gpu.ltWorkspace.bytes;
@@ -689,15 +811,15 @@ MaybeFail WorkloadRunner::baselineSetup(std::function<MaybeFail()> &launch) {
     return Failure{Status::HarnessError,
                    "cuBLASLt found no algorithm for this bf16 GEMM"};
   auto algo = std::make_shared<cublasLtMatmulHeuristicResult_t>(heur);
-  CUdeviceptr pa = bufs.tensors[a].ptr, pb = bufs.tensors[b].ptr,
-              pc = bufs.baselineOut.ptr, ws = gpu.ltWorkspace.ptr;
+  CUdeviceptr ws = gpu.ltWorkspace.ptr;
+  Gpu *g = &gpu;
   launch = [=, &lt]() -> MaybeFail {
     static const float alpha = 1, beta = 0;
     cublasStatus_t s = lt.cublasLtMatmul(
-        gpu.ltHandle, op, &alpha, reinterpret_cast<void *>(pb), la,
+        g->ltHandle, op, &alpha, reinterpret_cast<void *>(pb), la,
         reinterpret_cast<void *>(pa), lb, &beta, reinterpret_cast<void *>(pc),
         lc, reinterpret_cast<void *>(pc), lc, &algo->algo,
-        reinterpret_cast<void *>(ws), wsBytes, gpu.stream);
+        reinterpret_cast<void *>(ws), wsBytes, g->stream);
     if (s != CUBLAS_STATUS_SUCCESS)
       return Failure{Status::HarnessError,
                      "cublasLtMatmul failed with status " +
@@ -705,6 +827,13 @@ MaybeFail WorkloadRunner::baselineSetup(std::function<MaybeFail()> &launch) {
     return std::nullopt;
   };
   return std::nullopt;
+}
+
+MaybeFail WorkloadRunner::baselineSetup(std::function<MaybeFail()> &launch) {
+  TRY(gpu.alloc(bufs.baselineOut, size_t(M) * N * 2));
+  return makeGemm(gpu, M, N, K, task.tensors[a].dtype, task.tensors[b].dtype,
+                  task.bTransposed, bufs.tensors[a].ptr, bufs.tensors[b].ptr,
+                  bufs.baselineOut.ptr, launch);
 }
 
 void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
@@ -770,6 +899,201 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
   result.baselineTime = bt;
 }
 
+void WorkloadRunner::countFeatures(WorkloadResult &result,
+                                   ArrayRef<std::string> families) {
+  if (!gpu.counted) {
+    result.featureNote = gpu.countedError;
+    return;
+  }
+  for (unsigned k = 0; k < plan.kernels.size(); ++k)
+    if (plan.kernels[k].smem > 48 * 1024)
+      d.cuFuncSetAttribute(gpu.countedFunctions[k],
+                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                           plan.kernels[k].smem);
+  DeviceBuffer counters;
+  MaybeFail f = gpu.alloc(counters, 8 * families.size());
+  if (!f)
+    f = gpu.check(
+        d.cuMemsetD8Async(counters.ptr, 0, counters.bytes, gpu.stream),
+        Status::HarnessError, "zeroing the feature counters");
+  if (!f)
+    f = launchWith(gpu.countedFunctions, counters.ptr);
+  if (!f)
+    f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
+                  "running the instrumented submission");
+  std::vector<uint64_t> counts(families.size());
+  if (!f)
+    f = gpu.check(d.cuMemcpyDtoH(counts.data(), counters.ptr, counters.bytes),
+                  Status::HarnessError, "reading the feature counters");
+  if (f) {
+    result.featureNote = "the instrumented run failed: " + f->message;
+    lost |= f->contextLost;
+    if (!lost)
+      gpu.free(counters);
+    return;
+  }
+  gpu.free(counters);
+  for (unsigned i = 0; i < families.size(); ++i)
+    result.features.push_back({families[i], -1, int64_t(counts[i])});
+}
+
+/// The card's speed of light: a large cuBLASLt bf16 GEMM and a large
+/// device-to-device copy, each the best of several samples; cached per
+/// card and driver.
+struct Peaks {
+  double tflops = 0, gbps = 0;
+  std::string source;
+};
+
+std::string peaksCachePath(const Gpu &gpu) {
+  SmallString<256> dir;
+  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x) {
+    dir = x;
+  } else if (const char *h = getenv("HOME"); h && *h) {
+    dir = h;
+    sys::path::append(dir, ".cache");
+  } else {
+    return "";
+  }
+  sys::path::append(dir, "ptxbench");
+  std::string key = gpu.name + "-" + gpu.driverVersion;
+  for (char &c : key)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-')
+      c = '_';
+  sys::path::append(dir, "peaks-" + key + ".json");
+  return std::string(dir);
+}
+
+/// The best time in ms of `reps` runs of `launch`, after `warmup` runs.
+MaybeFail bestTime(Gpu &gpu, const std::function<MaybeFail()> &launch,
+                   unsigned warmup, unsigned reps, double &bestMs) {
+  Driver &d = gpu.d;
+  CUevent start, stop;
+  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
+                "cuEventCreate"));
+  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
+                "cuEventCreate"));
+  for (unsigned i = 0; i < warmup; ++i)
+    TRY(launch());
+  bestMs = 0;
+  for (unsigned i = 0; i < reps; ++i) {
+    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(launch());
+    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(gpu.check(d.cuEventSynchronize(stop), Status::HarnessError,
+                  "measuring the speed of light"));
+    float ms = 0;
+    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
+                  "cuEventElapsedTime"));
+    if (!bestMs || ms < bestMs)
+      bestMs = ms;
+  }
+  return std::nullopt;
+}
+
+MaybeFail measurePeaksNow(Gpu &gpu, Peaks &peaks) {
+  Driver &d = gpu.d;
+  // bf16 GEMM 8192^3 on normal(0,1) data (zeros would run cooler/faster).
+  const int64_t n = 8192;
+  DeviceBuffer a, b, c;
+  auto cleanup = [&] {
+    gpu.free(a);
+    gpu.free(b);
+    gpu.free(c);
+  };
+  MaybeFail f = gpu.alloc(a, n * n * 2);
+  if (!f)
+    f = gpu.alloc(b, n * n * 2);
+  if (!f)
+    f = gpu.alloc(c, n * n * 2);
+  for (DeviceBuffer *buf : {&a, &b}) {
+    if (f)
+      break;
+    void *ptr = reinterpret_cast<void *>(buf->ptr);
+    uint64_t count = n * n, seed = buf == &a ? 1 : 2;
+    int dtype = int(DType::BF16), dist = int(Distribution::Kind::Normal);
+    float pa = 0, pb = 1, prob = 0, scale = 1;
+    void *args[] = {&ptr, &count, &dtype, &dist, &pa, &pb, &prob, &scale, &seed};
+    f = gpu.check(d.cuLaunchKernel(gpu.initFn, gpu.smCount * 16, 1, 1, 256, 1,
+                                   1, 0, gpu.stream, args, nullptr),
+                  Status::HarnessError, "generating GEMM inputs");
+  }
+  std::function<MaybeFail()> gemm;
+  if (!f)
+    f = makeGemm(gpu, n, n, n, DType::BF16, DType::BF16, /*transB=*/false,
+                 a.ptr, b.ptr, c.ptr, gemm);
+  double ms = 0;
+  if (!f)
+    f = bestTime(gpu, gemm, 5, 15, ms);
+  cleanup();
+  if (f)
+    return f;
+  peaks.tflops = 2.0 * n * n * n / (ms * 1e-3) * 1e-12;
+  // Device-to-device copy of 1 GiB; read + write bytes count.
+  const size_t bytes = size_t(1) << 30;
+  f = gpu.alloc(a, bytes);
+  if (!f)
+    f = gpu.alloc(b, bytes);
+  if (!f)
+    f = gpu.check(d.cuMemsetD32Async(a.ptr, 0x3F800000u, bytes / 4, gpu.stream),
+                  Status::HarnessError, "filling the copy source");
+  auto copy = [&]() -> MaybeFail {
+    return gpu.check(d.cuMemcpyDtoDAsync(b.ptr, a.ptr, bytes, gpu.stream),
+                     Status::HarnessError, "device-to-device copy");
+  };
+  if (!f)
+    f = bestTime(gpu, copy, 2, 10, ms);
+  cleanup();
+  if (f)
+    return f;
+  peaks.gbps = 2.0 * bytes / (ms * 1e-3) * 1e-9;
+  return std::nullopt;
+}
+
+Peaks measurePeaks(Gpu &gpu, bool remeasure) {
+  Peaks peaks;
+  std::string path = peaksCachePath(gpu);
+  if (!remeasure && !path.empty())
+    if (auto buf = MemoryBuffer::getFile(path))
+      if (auto v = json::parse((*buf)->getBuffer()))
+        if (const json::Object *o = v->getAsObject()) {
+          peaks.tflops = o->getNumber("bf16_tflops").value_or(0);
+          peaks.gbps = o->getNumber("copy_gbps").value_or(0);
+          if (peaks.tflops > 0 && peaks.gbps > 0) {
+            peaks.source = "cached in " + path;
+            return peaks;
+          }
+        }
+  if (MaybeFail f = measurePeaksNow(gpu, peaks)) {
+    peaks = {};
+    peaks.source = "could not measure: " + f->message;
+    return peaks;
+  }
+  peaks.source = "measured";
+  if (path.empty())
+    return peaks;
+  std::error_code ec = sys::fs::create_directories(sys::path::parent_path(path));
+  raw_fd_ostream os(path, ec);
+  if (ec) {
+    peaks.source += " (not cached: " + ec.message() + ")";
+    return peaks;
+  }
+  os << formatv("{0:2}", json::Value(json::Object{
+                             {"device", gpu.name},
+                             {"driver", gpu.driverVersion},
+                             {"bf16_tflops", peaks.tflops},
+                             {"copy_gbps", peaks.gbps},
+                             {"how", "best of 15 cuBLASLt bf16 8192^3 GEMMs "
+                                     "(fp32 compute); best of 10 1 GiB "
+                                     "device-to-device copies, read+write "
+                                     "bytes"}}))
+     << "\n";
+  peaks.source += ", cached in " + path;
+  return peaks;
+}
+
 void emit(int fd, json::Value v) {
   std::string line;
   raw_string_ostream os(line);
@@ -825,17 +1149,13 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     reportAll(f->status, f->message);
     return 0;
   }
-  double peakTflops = 0, peakGBps = 0;
-  if (StringRef(gpu.name).contains("H200")) {
-    // Measured on this workplace's H200s (KINDS.md, 2026-10-28): cuBLAS via
-    // PyTorch bf16 8192^3 on random data, and a device-to-device copy.
-    peakTflops = 790;
-    peakGBps = 4300;
-  }
+  Peaks peaks = measurePeaks(gpu, options.remeasurePeaks);
   emit(fd, json::Object{{"event", "device"},
                         {"device", gpu.name + " (" + gpu.arch() + ")"},
-                        {"peak_tflops", peakTflops},
-                        {"peak_gbps", peakGBps}});
+                        {"arch", gpu.arch()},
+                        {"peak_tflops", peaks.tflops},
+                        {"peak_gbps", peaks.gbps},
+                        {"peak_source", peaks.source}});
 
   // Compile once for all workloads.
   std::string ptx, compileLog, jitLog;
@@ -864,6 +1184,32 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
       return 0;
     }
     functions.push_back(fn);
+  }
+  // The instrumented variant, for the run-time feature counts.
+  if (!options.instrumentedPtxPath.empty()) {
+    auto buf = MemoryBuffer::getFile(options.instrumentedPtxPath);
+    std::string log;
+    if (!buf) {
+      gpu.countedError = "cannot read the instrumented PTX: " +
+                         buf.getError().message();
+    } else if (MaybeFail f =
+                   gpu.loadModule((*buf)->getBuffer(), gpu.counted, log)) {
+      gpu.counted = nullptr;
+      gpu.countedError = "the instrumented PTX does not load: " + f->message;
+      if (f->contextLost)
+        return 3;
+    } else {
+      for (const KernelDecl &k : plan.kernels) {
+        CUfunction fn = nullptr;
+        if (gpu.d.cuModuleGetFunction(&fn, gpu.counted, k.name.c_str())) {
+          gpu.counted = nullptr;
+          gpu.countedError = "kernel '" + k.name +
+                             "' is not in the instrumented module";
+          break;
+        }
+        gpu.countedFunctions.push_back(fn);
+      }
+    }
   }
 
   for (unsigned i = options.first; i < workloads.size(); ++i) {
@@ -929,6 +1275,9 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
       WorkloadRunner runner(gpu, task, *resolved, functions, workloads[i],
                             options.seed + i);
       runner.run(r, options.baseline);
+      if (!runner.lost && !options.instrumentedPtxPath.empty() &&
+          (r.status == Status::Passed || r.status == Status::Incorrect))
+        runner.countFeatures(r, options.countFamilies);
       lost = runner.lost;
     }
     report(i, r);

@@ -163,6 +163,46 @@ bool ptxbench::runtime::enoughSamples(ArrayRef<double> samplesMs,
   return summarizeTimes(samplesMs).rse < timing.targetRse;
 }
 
+bool ptxbench::runtime::isThrottled(const ClockReading &before,
+                                    const ClockReading &after,
+                                    unsigned maxMHz, double minFraction) {
+  for (const ClockReading *r : {&before, &after}) {
+    if (!r->valid)
+      continue;
+    if (r->reasons & throttleReasonMask)
+      return true;
+    if (maxMHz && double(r->smMHz) < minFraction * double(maxMHz))
+      return true;
+  }
+  return false;
+}
+
+std::vector<double> ptxbench::runtime::keptSamples(ArrayRef<double> samplesMs,
+                                                   ArrayRef<bool> throttled,
+                                                   unsigned minSamples,
+                                                   bool &keptThrottled) {
+  std::vector<double> kept;
+  for (size_t i = 0; i < samplesMs.size(); ++i)
+    if (i >= throttled.size() || !throttled[i])
+      kept.push_back(samplesMs[i]);
+  keptThrottled = kept.size() < minSamples && kept.size() < samplesMs.size();
+  if (keptThrottled)
+    return samplesMs.vec();
+  return kept;
+}
+
+StringRef ptxbench::runtime::featureVerdict(const FeatureCount &c) {
+  if (c.executed < 0)
+    return "not measured";
+  if (c.executed > 0)
+    return "executed";
+  if (c.inCode > 0)
+    return "not triggered";
+  if (c.inCode == 0)
+    return "not in code";
+  return "not executed";
+}
+
 //===----------------------------------------------------------------------===//
 // JSON
 //===----------------------------------------------------------------------===//
@@ -199,7 +239,12 @@ json::Value ptxbench::runtime::toJSON(const TimingStats &t) {
                       {"q3_ms", t.q3Ms},
                       {"min_ms", t.minMs},
                       {"mean_ms", t.meanMs},
-                      {"rse", t.rse}};
+                      {"rse", t.rse},
+                      {"clock_sampled", t.clockSampled},
+                      {"throttled_discarded", int64_t(t.throttled)},
+                      {"throttled_kept", t.keptThrottled},
+                      {"min_clock_mhz", int64_t(t.minClockMHz)},
+                      {"max_clock_mhz", int64_t(t.maxClockMHz)}};
 }
 
 json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
@@ -230,6 +275,17 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
     if (r.time)
       o["speedup"] = r.baselineTime->medianMs / r.time->medianMs;
   }
+  if (!r.features.empty()) {
+    json::Array features;
+    for (const FeatureCount &f : r.features)
+      features.push_back(json::Object{{"family", f.family},
+                                      {"in_code", f.inCode},
+                                      {"executed", f.executed},
+                                      {"verdict", featureVerdict(f)}});
+    o["features"] = std::move(features);
+  }
+  if (!r.featureNote.empty())
+    o["feature_note"] = r.featureNote;
   if (!r.compileLog.empty())
     o["compile_log"] = r.compileLog;
   if (!r.jitLog.empty())
@@ -264,6 +320,8 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
                  {"device", run.device},
                  {"peak_tflops", run.peakTflops},
                  {"peak_gbps", run.peakGBps},
+                 {"peak_source", run.peakSource},
+                 {"arch", run.arch},
                  {"status", statusName(worstStatus(run))},
                  {"workloads", std::move(workloads)}};
   if (!run.baseline.empty())
@@ -281,6 +339,11 @@ static bool readTiming(const json::Object *o, TimingStats &t) {
   t.minMs = o->getNumber("min_ms").value_or(0);
   t.meanMs = o->getNumber("mean_ms").value_or(0);
   t.rse = o->getNumber("rse").value_or(0);
+  t.clockSampled = o->getBoolean("clock_sampled").value_or(false);
+  t.throttled = o->getInteger("throttled_discarded").value_or(0);
+  t.keptThrottled = o->getBoolean("throttled_kept").value_or(false);
+  t.minClockMHz = o->getInteger("min_clock_mhz").value_or(0);
+  t.maxClockMHz = o->getInteger("max_clock_mhz").value_or(0);
   return true;
 }
 
@@ -336,6 +399,14 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
     r.check = s;
     r.checkedTensor = o->getString("checked_tensor").value_or("").str();
   }
+  if (const json::Array *fs = o->getArray("features"))
+    for (const json::Value &fv : *fs)
+      if (const json::Object *f = fv.getAsObject())
+        r.features.push_back(
+            {f->getString("family").value_or("").str(),
+             f->getInteger("in_code").value_or(-1),
+             f->getInteger("executed").value_or(-1)});
+  r.featureNote = o->getString("feature_note").value_or("").str();
   TimingStats t;
   if (readTiming(o->getObject("time"), t))
     r.time = t;
@@ -365,11 +436,31 @@ static std::string fmtValue(double v) {
   return s;
 }
 
+static std::string clockText(const TimingStats &t) {
+  if (!t.clockSampled)
+    return ", clock not sampled";
+  std::string s = formatv(", SM clock {0}-{1} MHz", t.minClockMHz,
+                          t.maxClockMHz)
+                      .str();
+  if (t.throttled)
+    s += formatv(", {0} throttled sample{1} {2}", t.throttled,
+                 t.throttled == 1 ? "" : "s",
+                 t.keptThrottled ? "kept (too few clean ones)" : "discarded")
+             .str();
+  return s;
+}
+
 void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
   os << "task " << run.task << ", solution " << run.solution;
   if (!run.device.empty())
     os << ", device " << run.device;
   os << "\n";
+  if (run.peakTflops > 0 || run.peakGBps > 0)
+    os << "speed of light: " << formatv("{0:f0}", run.peakTflops)
+       << " TFLOP/s bf16 matrix, " << formatv("{0:f0}", run.peakGBps)
+       << " GB/s copy (" << run.peakSource << ")\n";
+  else if (!run.peakSource.empty())
+    os << "speed of light: unknown (" << run.peakSource << ")\n";
   os << format("%-28s %-13s %10s %10s %10s %9s %10s %8s %6s\n", "workload",
                "status", "rel_l2", "max_abs", "time_ms", "TFLOP/s", "base_ms",
                "speedup", "SOL");
@@ -397,7 +488,33 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
       os << "    time: median " << fmtValue(r.time->medianMs) << " ms, IQR ["
          << fmtValue(r.time->q1Ms) << ", " << fmtValue(r.time->q3Ms) << "] ms, "
          << r.time->samples << " samples, rse "
-         << formatv("{0:f2}%", r.time->rse * 100) << "\n";
+         << formatv("{0:f2}%", r.time->rse * 100) << clockText(*r.time)
+         << "\n";
+    if (r.time) {
+      double f = solFraction(run, r);
+      if (f > 1)
+        os << "    IMPOSSIBLE: " << formatv("{0:f0}%", f * 100)
+           << " of the card's speed of light; the timing or the FLOP/byte "
+              "count is wrong, this is not a speedup\n";
+    }
+    if (!r.features.empty()) {
+      os << "    features (" << (run.arch.empty() ? "this GPU" : run.arch)
+         << ", thread-instructions executed):";
+      for (const FeatureCount &f : r.features) {
+        os << " " << f.family << " ";
+        if (f.executed > 0)
+          os << f.executed;
+        else
+          os << featureVerdict(f);
+        if (f.inCode >= 0 && f.executed <= 0 && f.inCode > 0)
+          os << " (" << f.inCode << " in code)";
+        if (&f != &r.features.back())
+          os << ";";
+      }
+      os << "\n";
+    }
+    if (!r.featureNote.empty())
+      os << "    feature counts: " << r.featureNote << "\n";
     if (r.check && !r.check->passed)
       os << "    check '" << r.check->failedCheck << "' failed on "
          << r.checkedTensor << ": worst element [" << r.check->worstIndex

@@ -113,6 +113,8 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
         run.device = o->getString("device").value_or("").str();
         run.peakTflops = o->getNumber("peak_tflops").value_or(0);
         run.peakGBps = o->getNumber("peak_gbps").value_or(0);
+        run.peakSource = o->getString("peak_source").value_or("").str();
+        run.arch = o->getString("arch").value_or("").str();
       } else if (event == "start") {
         inFlight = index;
         if (options.progress)

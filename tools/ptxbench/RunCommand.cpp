@@ -13,13 +13,26 @@
 
 #include "Commands.h"
 
+#include "ptxbench/Analysis/FeatureAnalysis.h"
+#include "ptxbench/Analysis/Reachability.h"
+#include "ptxbench/Conversion/ExportPTX.h"
+#include "ptxbench/Conversion/ImportPTX.h"
+#include "ptxbench/Dialect/PTX/Transforms/Passes.h"
+#include "ptxbench/Toolchain/CudaCompiler.h"
+
 #include "ptxbench/Runtime/Harness.h"
 #include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Runtime/Worker.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,6 +71,17 @@ cl::opt<double> runTimeout("timeout",
 cl::opt<bool> runNoBaseline("no-baseline",
                             cl::desc("Do not time the baseline library"),
                             cl::sub(runCmd));
+cl::opt<bool> runNoCounts("no-feature-counts",
+                          cl::desc("Do not run the instrumented variant that "
+                                   "counts executed feature instructions"),
+                          cl::sub(runCmd));
+cl::opt<bool> runRemeasure("remeasure-peaks",
+                           cl::desc("Measure the card's speed of light again "
+                                    "instead of reading the cached figure"),
+                           cl::sub(runCmd));
+cl::opt<std::string> runCountPtx("count-ptx", cl::Hidden, cl::sub(runCmd));
+cl::list<std::string> runCountFamilies("count-families", cl::Hidden,
+                                       cl::CommaSeparated, cl::sub(runCmd));
 cl::opt<bool> runWorkerMode("worker", cl::desc("(internal) run as a worker"),
                             cl::Hidden, cl::sub(runCmd));
 cl::opt<unsigned> runFirst("first-workload", cl::Hidden, cl::init(0),
@@ -76,6 +100,98 @@ int writeJson(const RunResult &run) {
   }
   os << formatv("{0:2}", toJSON(run)) << "\n";
   return 0;
+}
+
+/// The submission instrumented for run-time feature counts.
+struct Instrumented {
+  std::string path; // temporary .ptx; empty when not instrumented
+  std::vector<std::string> families;
+  /// Reachable instructions of each family in the submission.
+  std::map<std::string, int64_t> inCode;
+  std::string note; // why there are no counts
+};
+
+/// Gets the submission's PTX for `arch` (NVRTC for .cu), counts the
+/// requested families in it (FeatureAnalysis, reachable instructions), runs
+/// --ptx-instrument-features and writes the result to a temporary file.
+Instrumented instrumentSubmission(const Task &task, StringRef source,
+                                  StringRef arch) {
+  Instrumented result;
+  auto it = task.features.find(arch.str());
+  if (it == task.features.end() || it->second.empty()) {
+    result.note = ("the task requests no features for " + arch).str();
+    return result;
+  }
+  for (const std::string &f : it->second) {
+    if (isa::familyByName(f))
+      result.families.push_back(f);
+    else
+      result.note += "unknown family '" + f + "' in the task; ";
+  }
+  if (result.families.empty())
+    return result;
+  std::string ptx;
+  if (sys::path::extension(runSolution) == ".ptx") {
+    ptx = source.str();
+  } else {
+    toolchain::CompiledSource compiled = toolchain::compileCUDA(
+        source, sys::path::filename(runSolution), arch);
+    if (!compiled.ok) {
+      result.note += "NVRTC could not compile the submission for counting";
+      return result;
+    }
+    ptx = compiled.ptx;
+  }
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(ptx, sys::path::filename(runSolution)),
+      SMLoc());
+  mlir::MLIRContext context;
+  context.disableMultithreading();
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      diagnostics += d.str() + "; ";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<ptx::ModuleOp> module = importPTX(sourceMgr, &context);
+  if (!module) {
+    result.note += "the submission's PTX does not import: " + diagnostics;
+    return result;
+  }
+  {
+    analysis::Reachability reachability(*module);
+    analysis::FeatureAnalysis features(*module, reachability);
+    for (const std::string &name : result.families) {
+      isa::Family family = *isa::familyByName(name);
+      int64_t n = 0;
+      for (const auto &kernel : features.kernels())
+        if (const analysis::FamilyUse *use = kernel.features.find(family))
+          n += use->reachable();
+      result.inCode[name] = n;
+    }
+  }
+  mlir::PassManager pm(&context, ptx::ModuleOp::getOperationName());
+  ptx::InstrumentFeaturesPassOptions passOptions;
+  passOptions.families.assign(result.families.begin(), result.families.end());
+  pm.addPass(ptx::createInstrumentFeaturesPass(passOptions));
+  if (mlir::failed(pm.run(*module))) {
+    result.note += "instrumentation failed: " + diagnostics;
+    return result;
+  }
+  SmallString<128> path;
+  int fd;
+  if (sys::fs::createTemporaryFile("ptxbench-counted", "ptx", fd, path)) {
+    result.note += "cannot create a temporary file";
+    return result;
+  }
+  raw_fd_ostream os(fd, /*shouldClose=*/true);
+  if (mlir::failed(exportPTX(*module, os))) {
+    result.note += "the instrumented module does not export";
+    return result;
+  }
+  result.path = std::string(path);
+  return result;
 }
 
 int runRun() {
@@ -107,6 +223,10 @@ int runRun() {
     options.first = runFirst;
     options.baseline = !runNoBaseline;
     options.resultFd = runResultFd;
+    options.instrumentedPtxPath = runCountPtx;
+    options.countFamilies.assign(runCountFamilies.begin(),
+                                 runCountFamilies.end());
+    options.remeasurePeaks = runRemeasure;
     return runWorker(*task, *plan, source, *workloads, options);
   }
 
@@ -145,8 +265,8 @@ int runRun() {
     return rc ? rc : 1;
   }
 
-  std::string why;
-  if (!probeGpu(why)) {
+  std::string why, arch;
+  if (!probeGpu(why, nullptr, &arch)) {
     outs() << "ptxbench: " << why << "\n";
     outs() << "the launch plan of " << runSolution << " checks out against "
            << task->name << " (" << workloads->size()
@@ -174,11 +294,35 @@ int runRun() {
                   "--seed=" + std::to_string(seed)};
   if (runNoBaseline)
     options.argv.push_back("--no-baseline");
+  if (runRemeasure)
+    options.argv.push_back("--remeasure-peaks");
+  Instrumented counted;
+  if (!runNoCounts) {
+    counted = instrumentSubmission(*task, source, arch);
+    if (!counted.path.empty()) {
+      options.argv.push_back("--count-ptx=" + counted.path);
+      options.argv.push_back("--count-families=" +
+                             join(counted.families, ","));
+    }
+  }
   options.timeoutSeconds = runTimeout;
   options.progress = &errs();
   outs() << "seed " << seed << " (rerun with --seed=" << seed
          << " to reproduce)\n";
   superviseWorkers(*workloads, options, run);
+  if (!counted.path.empty())
+    sys::fs::remove(counted.path);
+  for (WorkloadResult &r : run.workloads) {
+    for (FeatureCount &f : r.features)
+      if (auto it = counted.inCode.find(f.family); it != counted.inCode.end())
+        f.inCode = it->second;
+    if (r.features.empty() && !runNoCounts && r.featureNote.empty()) {
+      if (!counted.note.empty())
+        r.featureNote = counted.note;
+      else if (r.status != Status::Passed && r.status != Status::Incorrect)
+        r.featureNote = "not counted (the submission did not run cleanly)";
+    }
+  }
   printSummary(run, outs());
   if (int rc = writeJson(run))
     return rc;

@@ -185,4 +185,102 @@ TEST(ResultTest, Summary) {
       true);
 }
 
+TEST(ResultTest, ThrottleDecision) {
+  ClockReading fast{true, 1980, 0}, idle{true, 1980, 0x1},
+      capped{true, 1755, 0x4}, slowCap{true, 1500, 0x4},
+      thermal{true, 1980, 0x40}, brake{true, 1980, 0x80}, none;
+  // Clean, idle and application-clock reasons are not throttling.
+  EXPECT_FALSE(isThrottled(fast, fast, 1980));
+  EXPECT_FALSE(isThrottled(idle, fast, 1980));
+  EXPECT_FALSE(isThrottled(fast, ClockReading{true, 1980, 0x2}, 1980));
+  // The software power cap alone is not, unless the clock drops below the
+  // floor (0.85 x 1980 = 1683 MHz).
+  EXPECT_FALSE(isThrottled(capped, capped, 1980));
+  EXPECT_TRUE(isThrottled(fast, slowCap, 1980));
+  EXPECT_TRUE(isThrottled(slowCap, fast, 1980));
+  // Thermal and power-brake reasons always are, on either side.
+  EXPECT_TRUE(isThrottled(thermal, fast, 1980));
+  EXPECT_TRUE(isThrottled(fast, brake, 1980));
+  EXPECT_TRUE(isThrottled(fast, ClockReading{true, 1980, 0x8}, 1980));
+  // No max clock: only the reasons count; a custom floor.
+  EXPECT_FALSE(isThrottled(slowCap, slowCap, 0));
+  EXPECT_TRUE(isThrottled(fast, ClockReading{true, 1900, 0}, 1980, 0.97));
+  // Missing readings never discard a sample.
+  EXPECT_FALSE(isThrottled(none, none, 1980));
+  EXPECT_FALSE(isThrottled(none, fast, 1980));
+}
+
+TEST(ResultTest, KeptSamples) {
+  bool kept = true;
+  std::vector<double> samples = {1, 9, 2, 3};
+  llvm::SmallVector<bool> hot = {false, true, false, false};
+  EXPECT_EQ(keptSamples(samples, hot, 3, kept), (std::vector<double>{1, 2, 3}));
+  EXPECT_FALSE(kept);
+  // Too few clean samples: all are kept and that is said.
+  EXPECT_EQ(keptSamples(samples, hot, 4, kept), samples);
+  EXPECT_TRUE(kept);
+  // Nothing throttled: nothing to flag even below minSamples.
+  EXPECT_EQ(keptSamples({1, 2}, {false, false}, 10, kept),
+            (std::vector<double>{1, 2}));
+  EXPECT_FALSE(kept);
+}
+
+TEST(ResultTest, ClockAndFeatureReport) {
+  RunResult run;
+  run.task = "gemm_bf16";
+  run.solution = "k.ptx";
+  run.arch = "sm_90a";
+  run.peakTflops = 800;
+  run.peakGBps = 4000;
+  run.peakSource = "measured";
+  WorkloadResult r;
+  r.workload = "dev";
+  r.status = Status::Passed;
+  r.flops = 2e12;
+  r.time = summarizeTimes({10, 10, 10});
+  r.time->clockSampled = true;
+  r.time->throttled = 2;
+  r.time->minClockMHz = 1755;
+  r.time->maxClockMHz = 1980;
+  r.features = {{"wgmma", 4, 1024}, {"tma", 2, 0}, {"mbarrier_tx", 0, 0}};
+  run.workloads = {r};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printSummary(run, os);
+  EXPECT_NE(text.find("speed of light: 800 TFLOP/s bf16 matrix, 4000 GB/s "
+                      "copy (measured)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SM clock 1755-1980 MHz, 2 throttled samples discarded"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("features (sm_90a, thread-instructions executed): "
+                      "wgmma 1024; tma not triggered (2 in code); "
+                      "mbarrier_tx not in code"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("IMPOSSIBLE"), std::string::npos) << text;
+  // 25%: 2e12 FLOP at 800 TFLOP/s is 2.5 ms of 10 ms.
+  EXPECT_NE(text.find(" 25%"), std::string::npos) << text;
+
+  llvm::json::Value v = toJSON(run.workloads[0]);
+  WorkloadResult back;
+  ASSERT_TRUE(fromJSON(v, back));
+  ASSERT_EQ(back.features.size(), 3u);
+  EXPECT_EQ(featureVerdict(back.features[0]), "executed");
+  EXPECT_EQ(featureVerdict(back.features[1]), "not triggered");
+  EXPECT_EQ(featureVerdict(back.features[2]), "not in code");
+  EXPECT_EQ(featureVerdict(FeatureCount{"tma", 2, -1}), "not measured");
+  EXPECT_EQ(back.time->throttled, 2u);
+  EXPECT_TRUE(back.time->clockSampled);
+  EXPECT_EQ(back.time->minClockMHz, 1755u);
+
+  WorkloadResult noClock = r;
+  noClock.time->clockSampled = false;
+  run.workloads = {noClock};
+  text.clear();
+  printSummary(run, os);
+  EXPECT_NE(text.find("clock not sampled"), std::string::npos) << text;
+}
+
 } // namespace

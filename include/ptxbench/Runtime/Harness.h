@@ -20,7 +20,13 @@ namespace ptxbench::runtime {
 
 /// Whether a CUDA driver and at least one device are usable. On false, `why`
 /// says plainly what is missing ("no CUDA driver/GPU available: ...").
-bool probeGpu(std::string &why, std::string *deviceName = nullptr);
+/// `arch`, when given, is set to the first device's target (sm_90a).
+bool probeGpu(std::string &why, std::string *deviceName = nullptr,
+              std::string *arch = nullptr);
+
+/// The target name of a compute capability: sm_90a for 9.0 and sm_100a
+/// for 10.x (the architecture-specific features), sm_XY otherwise.
+std::string archName(int major, int minor);
 
 struct WorkerOptions {
   std::string solutionPath;
@@ -31,6 +37,15 @@ struct WorkerOptions {
   bool baseline = true;
   /// Write each event (one JSON object per line) to this file descriptor.
   int resultFd = 1;
+  /// An instrumented copy of the submission's PTX (ptx-instrument-features:
+  /// one more .u64 kernel parameter, the counter array) and the families
+  /// its counters count, in order. When set, each workload that ran
+  /// without a fault is run once more with it, untimed, and the counts are
+  /// reported.
+  std::string instrumentedPtxPath;
+  std::vector<std::string> countFamilies;
+  /// Measure the card's speed of light even when a cached figure exists.
+  bool remeasurePeaks = false;
 };
 
 /// Runs `workloads[first..]` in this process. Returns the process exit

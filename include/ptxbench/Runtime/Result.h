@@ -71,7 +71,54 @@ struct TimingStats {
   unsigned samples = 0;
   double medianMs = 0, q1Ms = 0, q3Ms = 0, minMs = 0, meanMs = 0;
   double rse = 0; // standard error of the mean / mean
+  /// SM clock sampling (NVML): whether the clock was read, the samples
+  /// discarded as throttled, whether throttled samples had to be kept
+  /// (too few clean ones), and the lowest/highest SM clock of the kept
+  /// samples in MHz.
+  bool clockSampled = false;
+  unsigned throttled = 0;
+  bool keptThrottled = false;
+  unsigned minClockMHz = 0, maxClockMHz = 0;
 };
+
+/// One reading of the SM clock and NVML's clock-event (throttle) reasons.
+struct ClockReading {
+  bool valid = false;
+  unsigned smMHz = 0;
+  uint64_t reasons = 0; // nvmlClocksEventReason* bits
+};
+/// NVML reasons that make a sample throttled: hardware slowdown (0x8),
+/// software thermal (0x20), hardware thermal (0x40), power brake (0x80).
+/// Idle (0x1), application clocks (0x2), sync boost (0x10) and display
+/// clock (0x100) are not; nor is the software power cap (0x4) on its own,
+/// which holds during most large GEMMs and is caught by the clock floor.
+constexpr uint64_t throttleReasonMask = 0x8 | 0x20 | 0x40 | 0x80;
+/// Whether a sample bracketed by `before` and `after` ran throttled: either
+/// reading shows a throttle reason, or its SM clock is below
+/// `minFraction` of `maxMHz` (skipped when maxMHz is 0). Invalid readings
+/// say nothing (a sample is never discarded for a missing reading).
+bool isThrottled(const ClockReading &before, const ClockReading &after,
+                 unsigned maxMHz, double minFraction = 0.85);
+/// The samples to summarize: those not throttled, or all of them (with
+/// `keptThrottled` set) when fewer than `minSamples` are clean.
+std::vector<double> keptSamples(llvm::ArrayRef<double> samplesMs,
+                                llvm::ArrayRef<bool> throttled,
+                                unsigned minSamples, bool &keptThrottled);
+
+/// One requested feature family's run-time count (`ptxbench run` runs an
+/// instrumented copy of the submission once per workload, untimed).
+struct FeatureCount {
+  std::string family;
+  /// Instructions of the family in the submission that can run (static,
+  /// from the feature analysis); -1 when unknown.
+  int64_t inCode = -1;
+  /// Thread-instructions of the family executed in the instrumented run;
+  /// -1 when not measured.
+  int64_t executed = -1;
+};
+/// "executed", "not triggered" (in the code, executed zero times),
+/// "not in code", or "not measured".
+llvm::StringRef featureVerdict(const FeatureCount &count);
 TimingStats summarizeTimes(llvm::ArrayRef<double> samplesMs);
 /// The stopping rule: at least minSamples, then stop once the relative
 /// standard error is under targetRse, or at maxSamples or maxSeconds.
@@ -89,6 +136,10 @@ struct WorkloadResult {
   std::optional<TimingStats> time, baselineTime;
   double flops = 0, bytes = 0;
   std::string compileLog, jitLog;
+  /// Run-time counts of the task's requested families for this GPU, and
+  /// why they are missing when the instrumented run did not happen.
+  std::vector<FeatureCount> features;
+  std::string featureNote;
 };
 
 /// The result of one submission over its workloads.
@@ -101,6 +152,12 @@ struct RunResult {
   /// The card's measured bf16 matrix rate (TFLOP/s) and copy bandwidth
   /// (GB/s) for the speed-of-light fraction, when known.
   double peakTflops = 0, peakGBps = 0;
+  /// Where the figures come from: "measured", "cached (FILE)", or why
+  /// they are unknown.
+  std::string peakSource;
+  /// The architecture the submission ran for (sm_90a) and the families
+  /// requested for it.
+  std::string arch;
 };
 
 llvm::json::Value toJSON(const CompareStats &stats);

@@ -60,4 +60,42 @@ def CanonicalizePass : Pass<"ptx-canonicalize", "ptxbench::ptx::ModuleOp"> {
   }];
 }
 
+
+def InstrumentFeaturesPass
+    : Pass<"ptx-instrument-features", "ptxbench::ptx::ModuleOp"> {
+  let summary = "Count at run time how often each feature family executes";
+  let description = [{
+    Rewrites every kernel so that each executed instruction of the families
+    in `families` adds to a 64-bit counter: counter `i` (at byte offset
+    `8*i`) counts the family `families[i]`. Each kernel gets one more
+    parameter, `.param .u64 __ptxbench_counters_param`, appended last: the
+    address of the counter array (global memory, zeroed by the caller).
+
+    Counts are exact per-thread counts (thread-instructions, as ncu's
+    `thread_inst_executed`), aggregated per warp so that one atomic is
+    issued per warp and instrumentation point: before each instrumented
+    instruction the pass inserts
+
+        activemask.b32      m;              // threads that reach it
+        vote.sync.ballot.b32 b, [!]g, m;    // those whose guard g holds
+        popc.b32            n, b;           // (b = m when unguarded)
+        brev.b32 / bfind.shiftamt.u32  l;   // the lowest active lane
+        mov.u32 lane, %laneid; setp.eq.u32 q, lane, l;
+        cvt.u64.u32 n64, n;
+        @q red.global.add.u64 [ctr+8*i], n64;
+
+    so a predicated-off instruction is not counted. A warp-level count
+    (ncu's `inst_executed`) is the thread count divided by the threads that
+    execute it together (32 for a full warp).
+
+    Functions that kernels call read the counter address from a module
+    variable `__ptxbench_counters`, which every kernel sets at entry. The
+    registers it needs are new `.reg` declarations named `%__pb*`.
+  }];
+  let options = [
+    ListOption<"families", "families", "std::string",
+               "Feature families to count, in counter order (comma separated)">
+  ];
+}
+
 #endif // PTXBENCH_DIALECT_PTX_TRANSFORMS_PASSES_TD
