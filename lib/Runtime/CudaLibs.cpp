@@ -1,4 +1,4 @@
-//===- CudaLibs.cpp - dlopen the CUDA driver, NVRTC and cuBLASLt ----------===//
+//===- CudaLibs.cpp - dlopen the CUDA driver, cuBLASLt and NVML -----------===//
 
 #include "CudaLibs.h"
 
@@ -103,15 +103,6 @@ std::string Driver::describe(CUresult result) const {
     error = "missing symbol " #fn;                                             \
     return false;                                                              \
   }
-
-bool Nvrtc::load(std::string &error) {
-  void *h =
-      openFirst({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, error);
-  if (!h)
-    return false;
-  PTXBENCH_NVRTC_FUNCTIONS(PTXBENCH_DLSYM)
-  return true;
-}
 
 bool CublasLt::load(std::string &error) {
   void *h = openFirst(

@@ -1,8 +1,9 @@
 //===- CudaLibs.h - The CUDA libraries, loaded at run time ------*- C++ -*-===//
 //
-// libcuda (driver), libnvrtc and libcublasLt are opened with dlopen, so the
-// tools neither link against nor need them until a submission is run. Only
-// the toolkit's headers are used at build time (for the types and enums);
+// libcuda (driver), libcublasLt and NVML are opened with dlopen (NVRTC too,
+// in Toolchain/CudaCompiler.h), so the tools neither link against nor need
+// them until a submission is run. Only the toolkit's headers are used at
+// build time (for the types and enums);
 // this header is included only when they were found
 // (PTXBENCH_HAVE_CUDA_HEADERS). Driver entry points are looked up with
 // cuGetProcAddress, which returns the version matching these headers.
@@ -14,7 +15,6 @@
 
 #include <cublasLt.h>
 #include <cuda.h>
-#include <nvrtc.h>
 
 #include <string>
 
@@ -56,17 +56,6 @@ namespace ptxbench::runtime::cuda {
   X(cuEventElapsedTime)                                                        \
   X(cuTensorMapEncodeTiled)
 
-#define PTXBENCH_NVRTC_FUNCTIONS(X)                                            \
-  X(nvrtcVersion)                                                              \
-  X(nvrtcGetErrorString)                                                       \
-  X(nvrtcCreateProgram)                                                        \
-  X(nvrtcDestroyProgram)                                                       \
-  X(nvrtcCompileProgram)                                                       \
-  X(nvrtcGetPTXSize)                                                           \
-  X(nvrtcGetPTX)                                                               \
-  X(nvrtcGetProgramLogSize)                                                    \
-  X(nvrtcGetProgramLog)
-
 #define PTXBENCH_CUBLASLT_FUNCTIONS(X)                                         \
   X(cublasLtCreate)                                                            \
   X(cublasLtGetVersion)                                                        \
@@ -88,11 +77,6 @@ struct Driver {
   bool load(std::string &error);
   /// "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered".
   std::string describe(CUresult result) const;
-};
-
-struct Nvrtc {
-  PTXBENCH_NVRTC_FUNCTIONS(PTXBENCH_DECLARE)
-  bool load(std::string &error);
 };
 
 struct CublasLt {

@@ -9,6 +9,8 @@
 
 #include "ptxbench/Runtime/Harness.h"
 
+#include "ptxbench/Toolchain/CudaCompiler.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -134,10 +136,9 @@ struct DeviceBuffer {
 class Gpu {
 public:
   Driver d;
-  Nvrtc nvrtc;
   CublasLt lt;
-  bool haveNvrtc = false, haveLt = false;
-  std::string nvrtcError, ltError;
+  bool haveLt = false;
+  std::string ltError;
   CUdevice dev = 0;
   CUcontext ctx = nullptr;
   CUstream stream = nullptr;
@@ -222,7 +223,6 @@ MaybeFail Gpu::init() {
   TRY(check(d.cuCtxSetCurrent(ctx), Status::HarnessError, "cuCtxSetCurrent"));
   TRY(check(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
             Status::HarnessError, "creating the harness stream"));
-  haveNvrtc = nvrtc.load(nvrtcError);
   haveLt = lt.load(ltError);
   // NVML is optional: without it timing says "clock not sampled".
   if (nvml.load(nvmlError)) {
@@ -246,10 +246,9 @@ MaybeFail Gpu::init() {
     d.cuDriverGetVersion(&v);
     driverVersion = "cuda" + std::to_string(v);
   }
-  if (!haveNvrtc)
+  if (std::string why; !ptxbench::toolchain::canCompileCUDA(&why))
     return Failure{Status::HarnessError,
-                   "NVRTC is needed for the harness's own kernels: " +
-                       nvrtcError};
+                   "NVRTC is needed for the harness's own kernels: " + why};
   std::string ptx, log;
   if (MaybeFail f =
           compileCuda(builtinKernelsSource, "ptxbench_builtins.cu", ptx, log)) {
@@ -272,48 +271,16 @@ MaybeFail Gpu::init() {
 
 MaybeFail Gpu::compileCuda(StringRef source, StringRef fileName,
                            std::string &ptx, std::string &log) {
-  if (!haveNvrtc)
-    return Failure{Status::HarnessError, "cannot compile .cu: " + nvrtcError};
-  nvrtcProgram prog;
-  std::string src = source.str(), fname = fileName.str();
-  if (nvrtcResult r = nvrtc.nvrtcCreateProgram(
-          &prog, src.c_str(), fname.c_str(), 0, nullptr, nullptr))
-    return Failure{Status::HarnessError, std::string("nvrtcCreateProgram: ") +
-                                             nvrtc.nvrtcGetErrorString(r)};
-  std::string archOpt = "--gpu-architecture=compute_" + arch().substr(3);
-  std::vector<std::string> opts = {archOpt, "-std=c++17", "-lineinfo"};
-  for (const char *dir : std::initializer_list<const char *>{
-           getenv("CUDA_HOME"), "/usr/local/cuda"}) {
-    if (!dir || !*dir)
-      continue;
-    std::string inc = std::string(dir) + "/include";
-    if (sys::fs::is_directory(inc)) {
-      opts.push_back("-I" + inc);
-      break;
-    }
-  }
-  std::vector<const char *> cOpts;
-  for (const std::string &o : opts)
-    cOpts.push_back(o.c_str());
-  nvrtcResult r = nvrtc.nvrtcCompileProgram(prog, cOpts.size(), cOpts.data());
-  size_t logSize = 0;
-  nvrtc.nvrtcGetProgramLogSize(prog, &logSize);
-  log.assign(logSize, '\0');
-  if (logSize)
-    nvrtc.nvrtcGetProgramLog(prog, log.data());
+  // The same compilation as `ptxbench analyze` (Toolchain/CudaCompiler.h).
+  ptxbench::toolchain::CompiledSource compiled =
+      ptxbench::toolchain::compileCUDA(source, fileName, arch());
+  log = compiled.log;
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
     log.pop_back();
-  if (r != NVRTC_SUCCESS) {
-    nvrtc.nvrtcDestroyProgram(&prog);
-    return Failure{Status::CompileError, "NVRTC (" + archOpt + ") failed: " +
-                                             nvrtc.nvrtcGetErrorString(r) +
-                                             "\n" + log};
-  }
-  size_t ptxSize = 0;
-  nvrtc.nvrtcGetPTXSize(prog, &ptxSize);
-  ptx.assign(ptxSize, '\0');
-  nvrtc.nvrtcGetPTX(prog, ptx.data());
-  nvrtc.nvrtcDestroyProgram(&prog);
+  if (!compiled.ok)
+    return Failure{Status::CompileError,
+                   "NVRTC (" + arch() + ") failed:\n" + log};
+  ptx = std::move(compiled.ptx);
   return std::nullopt;
 }
 

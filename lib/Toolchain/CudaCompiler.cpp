@@ -1,17 +1,24 @@
 //===- CudaCompiler.cpp - CUDA C++ to PTX in-process with NVRTC -----------===//
 //
-// NVRTC compiles for the virtual architecture of the target (compute_90a
-// for sm_90a) with -lineinfo, so the PTX carries .loc directives and every
-// finding on it can name the CUDA line. The include directories are fixed
-// at configure time (PTXBENCH_CUDA_INCLUDE_DIR).
+// One way to compile CUDA C++ for the whole project: `ptxbench analyze` and
+// the harness call it alike, so a submission compiles the same in both.
+// libnvrtc is opened with dlopen (only nvrtc.h is needed at build time), so
+// nothing links against the toolkit. NVRTC compiles for the virtual
+// architecture of the target (compute_90a for sm_90a) with -lineinfo, so the
+// PTX carries .loc directives and findings can name the CUDA line. The
+// toolkit's include directories (and CCCL's, for <cuda/ptx>) come from
+// $CUDA_HOME, /usr/local/cuda, or the toolkit found at configure time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #ifdef PTXBENCH_HAVE_NVRTC
+#include <dlfcn.h>
 #include <nvrtc.h>
 #endif
 
@@ -37,9 +44,10 @@ ptxbench::toolchain::parseCompilerLog(StringRef log) {
       continue;
     message.file = line.take_front(open).str();
     size_t colon = rest.find(": ");
-    message.text = (colon == StringRef::npos ? rest : rest.drop_front(colon + 2))
-                       .trim()
-                       .str();
+    message.text =
+        (colon == StringRef::npos ? rest : rest.drop_front(colon + 2))
+            .trim()
+            .str();
     messages.push_back(std::move(message));
   }
   return messages;
@@ -47,56 +55,143 @@ ptxbench::toolchain::parseCompilerLog(StringRef log) {
 
 #ifdef PTXBENCH_HAVE_NVRTC
 
-bool ptxbench::toolchain::canCompileCUDA() { return true; }
+namespace {
+
+/// NVRTC's entry points, opened once.
+struct Nvrtc {
+#define PTXBENCH_NVRTC(X)                                                      \
+  X(nvrtcGetErrorString)                                                       \
+  X(nvrtcCreateProgram)                                                        \
+  X(nvrtcDestroyProgram)                                                       \
+  X(nvrtcCompileProgram)                                                       \
+  X(nvrtcGetPTXSize)                                                           \
+  X(nvrtcGetPTX)                                                               \
+  X(nvrtcGetProgramLogSize)                                                    \
+  X(nvrtcGetProgramLog)
+#define PTXBENCH_DECLARE(name) decltype(&::name) name = nullptr;
+  PTXBENCH_NVRTC(PTXBENCH_DECLARE)
+#undef PTXBENCH_DECLARE
+  std::string error;
+
+  Nvrtc() {
+    void *library = nullptr;
+    for (const char *name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
+      if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!library) {
+      const char *reason = dlerror();
+      error = std::string("cannot load libnvrtc: ") +
+              (reason ? reason : "not found");
+      return;
+    }
+#define PTXBENCH_LOOKUP(name)                                                  \
+  if (!(name = reinterpret_cast<decltype(name)>(dlsym(library, #name))))      \
+    error = "libnvrtc has no " #name;
+    PTXBENCH_NVRTC(PTXBENCH_LOOKUP)
+#undef PTXBENCH_LOOKUP
+  }
+  bool loaded() const { return error.empty(); }
+#undef PTXBENCH_NVRTC
+};
+
+const Nvrtc &nvrtc() {
+  static const Nvrtc instance;
+  return instance;
+}
+
+/// -I options for the toolkit's headers and CCCL's.
+std::vector<std::string> includeOptions() {
+  std::vector<std::string> roots;
+  if (const char *home = getenv("CUDA_HOME"); home && *home)
+    roots.push_back(std::string(home) + "/include");
+  roots.push_back("/usr/local/cuda/include");
+  roots.push_back(PTXBENCH_CUDA_INCLUDE_DIR);
+  for (const std::string &root : roots) {
+    if (!llvm::sys::fs::is_directory(root))
+      continue;
+    std::vector<std::string> options;
+    llvm::SmallString<128> cccl(root);
+    llvm::sys::path::append(cccl, "cccl");
+    if (llvm::sys::fs::is_directory(cccl))
+      options.push_back("-I" + cccl.str().str());
+    options.push_back("-I" + root);
+    return options;
+  }
+  return {};
+}
+
+} // namespace
+
+bool ptxbench::toolchain::canCompileCUDA(std::string *why) {
+  if (why)
+    *why = nvrtc().error;
+  return nvrtc().loaded();
+}
 
 CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
                                                 StringRef name,
                                                 StringRef arch) {
   CompiledSource result;
+  const Nvrtc &lib = nvrtc();
+  if (!lib.loaded()) {
+    result.log = lib.error;
+    return result;
+  }
   std::string text = source.str(), programName = name.str();
   nvrtcProgram program = nullptr;
-  if (nvrtcCreateProgram(&program, text.c_str(), programName.c_str(), 0,
-                         nullptr, nullptr) != NVRTC_SUCCESS) {
-    result.log = "NVRTC could not create a program";
+  if (nvrtcResult r = lib.nvrtcCreateProgram(&program, text.c_str(),
+                                             programName.c_str(), 0, nullptr,
+                                             nullptr)) {
+    result.log = std::string("nvrtcCreateProgram: ") +
+                 lib.nvrtcGetErrorString(r);
     return result;
   }
   StringRef sm = arch;
   sm.consume_front("sm_");
-  std::string archOption = "-arch=compute_" + sm.str();
-  std::string include = "-I" PTXBENCH_CUDA_INCLUDE_DIR;
-  std::string cccl = "-I" PTXBENCH_CUDA_INCLUDE_DIR "/cccl";
-  const char *options[] = {archOption.c_str(), "-std=c++17", "-lineinfo",
-                           "-default-device", cccl.c_str(), include.c_str()};
+  std::vector<std::string> options = {"-arch=compute_" + sm.str(),
+                                      "-std=c++17", "-lineinfo",
+                                      "-default-device"};
+  for (std::string &include : includeOptions())
+    options.push_back(std::move(include));
+  std::vector<const char *> argv;
+  for (const std::string &option : options)
+    argv.push_back(option.c_str());
   nvrtcResult compiled =
-      nvrtcCompileProgram(program, std::size(options), options);
+      lib.nvrtcCompileProgram(program, argv.size(), argv.data());
   size_t size = 0;
-  if (nvrtcGetProgramLogSize(program, &size) == NVRTC_SUCCESS && size > 1) {
+  if (lib.nvrtcGetProgramLogSize(program, &size) == NVRTC_SUCCESS &&
+      size > 1) {
     result.log.resize(size);
-    nvrtcGetProgramLog(program, result.log.data());
+    lib.nvrtcGetProgramLog(program, result.log.data());
     result.log.resize(size - 1);
   }
   if (compiled == NVRTC_SUCCESS &&
-      nvrtcGetPTXSize(program, &size) == NVRTC_SUCCESS && size > 0) {
+      lib.nvrtcGetPTXSize(program, &size) == NVRTC_SUCCESS && size > 0) {
     result.ptx.resize(size);
-    result.ok = nvrtcGetPTX(program, result.ptx.data()) == NVRTC_SUCCESS;
+    result.ok = lib.nvrtcGetPTX(program, result.ptx.data()) == NVRTC_SUCCESS;
     result.ptx.resize(size - 1); // the terminating NUL
   }
   if (!result.ok && result.log.empty())
-    result.log = nvrtcGetErrorString(compiled);
-  nvrtcDestroyProgram(&program);
+    result.log = lib.nvrtcGetErrorString(compiled);
+  lib.nvrtcDestroyProgram(&program);
   result.messages = parseCompilerLog(result.log);
   return result;
 }
 
 #else
 
-bool ptxbench::toolchain::canCompileCUDA() { return false; }
+bool ptxbench::toolchain::canCompileCUDA(std::string *why) {
+  if (why)
+    *why = "this build of ptxbench has no nvrtc.h";
+  return false;
+}
 
 CompiledSource ptxbench::toolchain::compileCUDA(StringRef, StringRef,
                                                 StringRef) {
   CompiledSource result;
-  result.log = "this build of ptxbench has no NVRTC (the CUDA toolkit was not "
-               "found when it was configured); compile the .cu to PTX first";
+  result.log = "this build of ptxbench has no nvrtc.h (the CUDA toolkit was "
+               "not found when it was configured); compile the .cu to PTX "
+               "first";
   return result;
 }
 

@@ -32,8 +32,8 @@ struct CompiledSource {
   std::vector<CompilerMessage> messages;
 };
 
-/// Whether this build links NVRTC.
-bool canCompileCUDA();
+/// Whether NVRTC can be loaded; when not, `why` (if given) says why.
+bool canCompileCUDA(std::string *why = nullptr);
 
 /// Compiles `source` (named `name` in messages and line info) to PTX for
 /// `arch` (sm_90a compiles for compute_90a). The toolkit's headers, CCCL's
