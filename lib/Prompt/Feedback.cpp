@@ -459,11 +459,15 @@ void FeedbackWriter::closing() {
          << " (not a fault of the submission)\n";
   }
   os << "\n";
+  // Correctness is claimed only when something was run and checked.
+  bool measured = notRun.size() < workloads.size();
   if (failed)
     os << "Fix the problems above.";
-  else if (featuresMissing)
+  else if (featuresMissing && measured)
     os << "It is correct, but it does not use every requested family: "
           "rewrite it with them.";
+  else if (featuresMissing)
+    os << "It does not use every requested family: rewrite it with them.";
   else if (!notRun.empty())
     os << "Nothing was measured; you may improve the submission or resend "
           "it.";

@@ -41,6 +41,18 @@ Command promptCommand();
 /// `ptxbench feedback RESULT.json [--analysis ANALYSIS.json]`.
 Command feedbackCommand();
 
+/// `ptxbench eval --tasks DIR --samples DIR --db FILE [--static-only] ...`.
+Command evalCommand();
+
+/// `ptxbench merge OUT.sqlite IN.sqlite...`.
+Command mergeCommand();
+
+/// `ptxbench report --db FILE [--format F] [--sample ID]`.
+Command reportCommand();
+
+/// `ptxbench fixit --db FILE -o OUT.jsonl [--max-per-task N] ...`.
+Command fixitCommand();
+
 } // namespace ptxbench::cli
 
 #endif // PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H

@@ -16,7 +16,8 @@ int main(int argc, char **argv) {
   const cli::Command commands[] = {
       cli::summaryCommand(), cli::analyzeCommand(), cli::extractCommand(),
       cli::runCommand(),     cli::promptCommand(),  cli::feedbackCommand(),
-      cli::tasksCommand()};
+      cli::tasksCommand(),   cli::evalCommand(),    cli::mergeCommand(),
+      cli::reportCommand(),  cli::fixitCommand()};
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "ptxbench: architecture-specific PTX benchmark\n");
   for (const cli::Command &command : commands)

@@ -1,0 +1,38 @@
+//===- ReportTables.h - The tables of `ptxbench report` ---------*- C++ -*-===//
+//
+// The report's numbers (Summary.h) laid out as tables, and the tables
+// rendered as Markdown (several tables, for papers), CSV (one flat row per
+// group, for scripts) or a self-contained HTML page with inline SVG plots.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_EVAL_REPORTTABLES_H
+#define PTXBENCH_EVAL_REPORTTABLES_H
+
+#include "ptxbench/Eval/Summary.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace ptxbench::eval {
+
+struct Table {
+  std::string title;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+/// Outcomes, feature use, fallback kinds and speed, one table each.
+std::vector<Table> reportTables(const std::vector<GroupStats> &groups);
+/// Every number of a group on one row.
+Table flatTable(const std::vector<GroupStats> &groups);
+
+void printMarkdown(const std::vector<Table> &tables, llvm::raw_ostream &os);
+void printCSV(const Table &table, llvm::raw_ostream &os);
+/// A page with the tables and SVG plots: fast_p over p, feature use by
+/// context level, fallback kinds per task. No external resources.
+void printHTML(const std::vector<GroupStats> &groups,
+               const std::vector<Table> &tables, llvm::raw_ostream &os);
+
+} // namespace ptxbench::eval
+
+#endif // PTXBENCH_EVAL_REPORTTABLES_H

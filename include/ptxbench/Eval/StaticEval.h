@@ -1,0 +1,57 @@
+//===- StaticEval.h - A sample's static verdict, without a GPU --*- C++ -*-===//
+//
+// The part of `ptxbench eval` that needs no GPU: load the sample's code
+// (the solution file, or the code block of the model's response), compile
+// CUDA C++ with NVRTC, import the PTX, hash its canonical form, and build
+// the analysis report against the task's requested families. prepare()
+// stops after the hash so identical samples can share one analysis.
+// Each evaluator owns its MLIRContext: use one per thread.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_EVAL_STATICEVAL_H
+#define PTXBENCH_EVAL_STATICEVAL_H
+
+#include "ptxbench/Eval/Sample.h"
+#include "ptxbench/Eval/SampleTree.h"
+
+#include <memory>
+#include <vector>
+
+namespace ptxbench::eval {
+
+struct StaticOptions {
+  std::string arch = "sm_90a";
+  /// ISA-table family names (wgmma, tma, ...).
+  std::vector<std::string> requested;
+  /// Assemble with ptxas (resources, ptxas warnings, serialized wgmma).
+  bool assemble = true;
+  bool sass = false;
+};
+
+/// Fills `record`'s code, language and solution path from `input`'s files.
+/// On failure sets the status (no_solution, extract_error) and error, and
+/// returns false.
+bool loadSolution(const SampleInput &input, SampleRecord &record);
+
+class StaticEvaluator {
+public:
+  StaticEvaluator();
+  ~StaticEvaluator();
+
+  /// Compiles and imports `record.code` and sets its canonical hash. On
+  /// failure sets the status (compile_error, import_error), the error and
+  /// the compiler's messages, and returns false.
+  bool prepare(SampleRecord &record, const StaticOptions &options);
+  /// Analyzes the module prepare() imported: the report's JSON into
+  /// `record.staticJson`, status `analyzed`.
+  void analyze(SampleRecord &record, const StaticOptions &options);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace ptxbench::eval
+
+#endif // PTXBENCH_EVAL_STATICEVAL_H

@@ -1,0 +1,74 @@
+//===- Summary.h - Aggregate recorded samples into report numbers -*- C++ -*-===//
+//
+// The numbers of `ptxbench report`, per model x context x task x arch:
+// compile, run and correctness rates, each requested family's use (static
+// verdict `used`, SASS confirmation), fallback kinds, and per workload split
+// (dev, held-out) fast_p, mean and geometric-mean speedup over the library
+// and the speed-of-light fraction. Every rate's denominator is all samples
+// of the group; docs/eval.md defines each number.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_EVAL_SUMMARY_H
+#define PTXBENCH_EVAL_SUMMARY_H
+
+#include "ptxbench/Eval/Sample.h"
+
+#include <array>
+#include <map>
+#include <vector>
+
+namespace ptxbench::eval {
+
+/// The thresholds p of fast_p.
+constexpr std::array<double, 5> fastPThresholds = {0, 0.5, 1.0, 1.5, 2.0};
+
+struct SplitStats {
+  /// Samples whose run covered this split's workloads.
+  unsigned runs = 0;
+  /// Samples correct on every workload of the split.
+  unsigned correct = 0;
+  /// fast_p numerators: correct and speedup > p.
+  std::array<unsigned, fastPThresholds.size()> fast{};
+  /// Per correct sample with timings: the geometric mean of its workloads'
+  /// speedups over the library, and the mean speed-of-light fraction.
+  std::vector<double> speedups, solFractions;
+
+  double meanSpeedup() const;
+  double geomeanSpeedup() const;
+  double meanSol() const;
+};
+
+struct GroupStats {
+  std::string model, context, task, arch;
+  unsigned samples = 0;
+  /// Analyzed and not rejected by ptxas.
+  unsigned compiled = 0;
+  /// Samples with a real run (not NO_GPU, HARNESS_ERROR or SKIPPED), those
+  /// that ran without error (PASSED or INCORRECT), and those PASSED.
+  unsigned runAttempted = 0, ranOk = 0, correct = 0;
+  /// Final status (run status when run) -> samples.
+  std::map<std::string, unsigned> statuses;
+  /// Requested family -> samples where some kernel uses it.
+  std::map<std::string, unsigned> used;
+  /// Samples whose SASS was checked; family -> those with SASS instructions.
+  unsigned sassChecked = 0;
+  std::map<std::string, unsigned> sass;
+  /// Fallback kind -> samples with at least one such finding.
+  std::map<std::string, unsigned> fallbacks;
+  /// "dev", "heldout".
+  std::map<std::string, SplitStats> splits;
+};
+
+/// Groups `records` by (model, context, task, arch), in that order.
+std::vector<GroupStats> summarize(const std::vector<SampleRecord> &records);
+
+/// One sample's requested-family verdicts from its static JSON: family ->
+/// whether some kernel uses it.
+std::map<std::string, bool> familiesUsed(const SampleRecord &record);
+/// The fallback kinds in a sample's static JSON, in report order.
+std::vector<std::string> fallbackKinds(const SampleRecord &record);
+
+} // namespace ptxbench::eval
+
+#endif // PTXBENCH_EVAL_SUMMARY_H

@@ -1,0 +1,54 @@
+//===- Sweep.h - Evaluate a tree of samples into the store ------*- C++ -*-===//
+//
+// `ptxbench eval`'s engine: static analysis of every sample in parallel on
+// the CPU cores (one StaticEvaluator, so one MLIRContext, per worker
+// thread), then, unless static-only, a `ptxbench run` per sample on a free
+// GPU (one at a time per GPU). Samples already recorded for the same arch
+// and shapes are skipped, so an interrupted sweep resumes; samples whose
+// canonical hash was already evaluated (in this run or recorded) reuse
+// that result. Each result is committed as soon as it is known.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_EVAL_SWEEP_H
+#define PTXBENCH_EVAL_SWEEP_H
+
+#include "ptxbench/Eval/ResultsStore.h"
+#include "ptxbench/Eval/SampleTree.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+namespace ptxbench::eval {
+
+struct SweepOptions {
+  std::string tasksDir;
+  std::string arch = "sm_90a";
+  std::string shapes = "dev";
+  bool staticOnly = false;
+  bool assemble = true;
+  Shard shard;
+  unsigned jobs = 1;
+  /// CUDA_VISIBLE_DEVICES values, one worker each (resolveGpus()).
+  std::vector<std::string> gpus{""};
+  /// The ptxbench executable (for `ptxbench run`).
+  std::string tool;
+  double runTimeoutSeconds = 60;
+  /// Progress lines, when set.
+  llvm::raw_ostream *progress = nullptr;
+};
+
+struct SweepStats {
+  unsigned inShard = 0, skipped = 0, evaluated = 0, reused = 0;
+  /// The final status of each sample evaluated now (run status when run).
+  std::map<std::string, unsigned> byStatus;
+};
+
+llvm::Expected<SweepStats> runSweep(ResultsStore &store,
+                                    const std::vector<SampleInput> &samples,
+                                    const SweepOptions &options);
+
+} // namespace ptxbench::eval
+
+#endif // PTXBENCH_EVAL_SWEEP_H

@@ -1,0 +1,378 @@
+//===- Fixit.cpp - Fine-tuning pairs from mistakes and their fixes --------===//
+//
+// Everything here is a function of the recorded analyses: the same store
+// gives the same records, byte for byte. Candidates are visited in the
+// order of a hash of their key, so caps keep a spread of models and samples
+// rather than the alphabetically first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Eval/Fixit.h"
+
+#include "ptxbench/Eval/SampleView.h"
+#include "ptxbench/Eval/Summary.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
+
+#include <cmath>
+#include <set>
+
+using namespace ptxbench::eval;
+namespace json = llvm::json;
+using llvm::formatv;
+
+namespace {
+
+std::optional<json::Value> parse(const std::string &text) {
+  if (text.empty())
+    return std::nullopt;
+  auto value = json::parse(text);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+std::string sha256(llvm::StringRef text) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
+                     /*LowerCase=*/true);
+}
+
+/// The canonical hash, or for code that never imported a hash of the text.
+std::string identity(const SampleRecord &r) {
+  return r.canonicalHash.empty() ? "text:" + sha256(r.code) : r.canonicalHash;
+}
+
+bool realRunFailed(const SampleRecord &r) {
+  return r.ran() && r.runStatus != "PASSED" && r.runStatus != "NO_GPU" &&
+         r.runStatus != "HARNESS_ERROR" && r.runStatus != "SKIPPED";
+}
+
+std::string verdict(const SampleRecord &r) {
+  std::optional<json::Value> report = parse(r.staticJson);
+  const json::Object *o = report ? report->getAsObject() : nullptr;
+  return o ? o->getString("verdict").value_or("").str() : "";
+}
+
+/// Requested family -> reachable instructions, summed over kernels.
+std::map<std::string, int64_t> requestedCounts(const SampleRecord &r) {
+  std::map<std::string, int64_t> counts;
+  std::optional<json::Value> report = parse(r.staticJson);
+  const json::Object *o = report ? report->getAsObject() : nullptr;
+  if (!o)
+    return counts;
+  for (auto &[family, used] : familiesUsed(r))
+    counts[family] = 0;
+  if (const json::Array *kernels = o->getArray("kernels"))
+    for (const json::Value &k : *kernels)
+      if (const json::Object *features =
+              k.getAsObject() ? k.getAsObject()->getObject("features")
+                              : nullptr)
+        for (auto &[family, use] : *features)
+          if (counts.count(family.str()))
+            if (const json::Object *u = use.getAsObject())
+              counts[family.str()] +=
+                  u->getInteger("reachable_count").value_or(0);
+  return counts;
+}
+
+/// Verdict per requested family (the best over kernels).
+std::map<std::string, std::string> familyVerdicts(const SampleRecord &r) {
+  static const char *order[] = {"used", "serialized", "unreachable",
+                                "missing"};
+  auto rank = [](llvm::StringRef v) {
+    for (int i = 0; i < 4; ++i)
+      if (v == order[i])
+        return i;
+    return 4;
+  };
+  std::map<std::string, std::string> verdicts;
+  std::optional<json::Value> report = parse(r.staticJson);
+  const json::Object *o = report ? report->getAsObject() : nullptr;
+  if (!o)
+    return verdicts;
+  if (const json::Array *kernels = o->getArray("kernels"))
+    for (const json::Value &k : *kernels)
+      if (const json::Object *req =
+              k.getAsObject() ? k.getAsObject()->getObject("requested")
+                              : nullptr)
+        for (auto &[family, v] : *req) {
+          std::string name = v.getAsString().value_or("missing").str();
+          auto it = verdicts.find(family.str());
+          if (it == verdicts.end() || rank(name) < rank(it->second))
+            verdicts[family.str()] = name;
+        }
+  return verdicts;
+}
+
+/// The run's geometric-mean speedup over its timed workloads.
+std::optional<double> speedup(const SampleRecord &r) {
+  std::optional<json::Value> run = parse(r.runJson);
+  const json::Object *o = run ? run->getAsObject() : nullptr;
+  const json::Array *workloads = o ? o->getArray("workloads") : nullptr;
+  if (!workloads)
+    return std::nullopt;
+  double logs = 0;
+  unsigned n = 0;
+  for (const json::Value &w : *workloads)
+    if (auto s = w.getAsObject() ? w.getAsObject()->getNumber("speedup")
+                                 : std::nullopt;
+        s && *s > 0) {
+      logs += std::log(*s);
+      ++n;
+    }
+  if (!n)
+    return std::nullopt;
+  return std::exp(logs / n);
+}
+
+std::string fence(const SampleRecord &r) {
+  return "```" + std::string(r.language == "cu" ? "cuda" : "ptx") + "\n" +
+         r.code + (llvm::StringRef(r.code).ends_with("\n") ? "" : "\n") +
+         "```";
+}
+
+/// The family a fallback kind stands in for: "cp-async-instead-of-tma" ->
+/// "tma".
+std::string replacedFamily(llvm::StringRef kind) {
+  size_t at = kind.find("-instead-of-");
+  if (at == llvm::StringRef::npos)
+    return kind.starts_with("wgmma") ? "wgmma" : "";
+  return kind.drop_front(at + 12).str();
+}
+
+} // namespace
+
+bool ptxbench::eval::isWrong(const SampleRecord &r) {
+  if (r.code.empty())
+    return false;
+  if (r.status == status::CompileError || r.status == status::ImportError)
+    return true;
+  if (!r.analyzed())
+    return false;
+  return verdict(r) != "used" || !fallbackKinds(r).empty() ||
+         realRunFailed(r);
+}
+
+bool ptxbench::eval::isFixed(const SampleRecord &r) {
+  return r.analyzed() && verdict(r) == "used" && fallbackKinds(r).empty() &&
+         !realRunFailed(r);
+}
+
+std::string ptxbench::eval::failureKind(const SampleRecord &r) {
+  if (!r.analyzed())
+    return r.status;
+  if (realRunFailed(r))
+    return llvm::StringRef(r.runStatus).lower();
+  std::vector<std::string> kinds = fallbackKinds(r);
+  if (!kinds.empty())
+    return kinds.front();
+  return "feature-" + verdict(r);
+}
+
+std::string ptxbench::eval::describeProblems(const SampleRecord &r) {
+  std::string text = formatv("This {0} kernel for task {1} on {2} has "
+                             "problems:\n",
+                             r.language == "cu" ? "CUDA C++" : "PTX",
+                             r.key.task, r.arch)
+                         .str();
+  if (r.status == status::CompileError || r.status == status::ImportError)
+    text += "- it does not " +
+            std::string(r.status == status::CompileError ? "compile"
+                                                         : "import") +
+            ": " + r.error + "\n";
+  for (auto &[family, v] : familyVerdicts(r))
+    if (v != "used")
+      text += "- requested family " + family + ": " + v + "\n";
+  for (const LineDiagnostic &d : sampleDiagnostics(r)) {
+    if (d.kind == "compiler" && d.level != "error")
+      continue;
+    text += "- ";
+    if (d.line)
+      text += "line " + std::to_string(d.line) + ": ";
+    text += "[" + d.kind + "] " + d.message + "\n";
+  }
+  if (realRunFailed(r))
+    text += "- the run on the GPU: " + r.runStatus + "\n";
+  return text + "\n" + fence(r) + "\n\nFix it.";
+}
+
+std::string ptxbench::eval::explainFix(const SampleRecord &wrong,
+                                       const SampleRecord &fixed) {
+  std::string text = "What was wrong and why the fix works:\n";
+  if (!wrong.analyzed())
+    text += "- The kernel did not " +
+            std::string(wrong.status == status::CompileError ? "compile"
+                                                              : "import") +
+            " (" + wrong.error + "); the fixed kernel compiles for " +
+            fixed.arch + ".\n";
+  std::map<std::string, std::string> before = familyVerdicts(wrong),
+                                      after = familyVerdicts(fixed);
+  std::map<std::string, int64_t> counts = requestedCounts(fixed);
+  for (auto &[family, v] : after) {
+    std::string was = before.count(family) ? before[family] : "missing";
+    if (was != v)
+      text += formatv("- {0}: {1} -> {2} ({3} reachable instructions).\n",
+                      family, was, v, counts[family])
+                  .str();
+  }
+  std::set<std::string> fixedKinds;
+  for (const std::string &k : fallbackKinds(fixed))
+    fixedKinds.insert(k);
+  for (const LineDiagnostic &d : sampleDiagnostics(wrong)) {
+    if (d.kind == "compiler" || fixedKinds.count(d.kind))
+      continue;
+    std::string family = replacedFamily(d.kind);
+    text += "- Gone: [" + d.kind + "]";
+    if (d.line)
+      text += " at line " + std::to_string(d.line);
+    if (!family.empty() && counts.count(family) && counts[family] > 0)
+      text += formatv("; replaced by {0} {1} instructions", counts[family],
+                      family)
+                  .str();
+    text += ". " + d.message + "\n";
+  }
+  if (realRunFailed(wrong))
+    text += "- The run: " + wrong.runStatus + " -> " +
+            (fixed.ran() ? fixed.runStatus : std::string("not run")) + ".\n";
+  std::optional<double> s0 = speedup(wrong), s1 = speedup(fixed);
+  if (s0 && s1)
+    text += formatv("- Speed against the library: {0:f2}x -> {1:f2}x.\n",
+                    *s0, *s1)
+                .str();
+  else if (s1)
+    text += formatv("- Speed against the library: {0:f2}x.\n", *s1).str();
+  return text + "\nThe fixed kernel:\n\n" + fence(fixed);
+}
+
+double FixitResult::entropy() const {
+  unsigned total = 0;
+  for (auto &[cell, n] : distribution)
+    total += n;
+  double h = 0;
+  for (auto &[cell, n] : distribution)
+    if (n) {
+      double p = double(n) / total;
+      h -= p * std::log2(p);
+    }
+  return h;
+}
+
+json::Value FixitResult::distributionJSON() const {
+  json::Object cells, byTask, byKind;
+  for (auto &[cell, n] : distribution) {
+    auto &[task, kind] = cell;
+    json::Object *t = cells.getObject(task);
+    if (!t) {
+      cells[task] = json::Object();
+      t = cells.getObject(task);
+    }
+    (*t)[kind] = int64_t(n);
+    byTask[task] = byTask.getInteger(task).value_or(0) + n;
+    byKind[kind] = byKind.getInteger(kind).value_or(0) + n;
+  }
+  return json::Object{{"records", int64_t(records.size())},
+                      {"wrong_samples", int64_t(wrong)},
+                      {"unpaired", int64_t(unpaired)},
+                      {"duplicates", int64_t(duplicates)},
+                      {"capped_by_task", int64_t(cappedByTask)},
+                      {"capped_by_kind", int64_t(cappedByKind)},
+                      {"entropy_bits", entropy()},
+                      {"by_task_and_kind", std::move(cells)},
+                      {"by_task", std::move(byTask)},
+                      {"by_kind", std::move(byKind)}};
+}
+
+FixitResult ptxbench::eval::buildFixit(const std::vector<SampleRecord> &all,
+                                       const FixitOptions &options) {
+  FixitResult result;
+  std::vector<const SampleRecord *> wrong, fixed;
+  for (const SampleRecord &r : all) {
+    if (isWrong(r))
+      wrong.push_back(&r);
+    else if (isFixed(r))
+      fixed.push_back(&r);
+  }
+  result.wrong = wrong.size();
+  // A deterministic shuffle: caps then keep a spread.
+  llvm::sort(wrong, [](const SampleRecord *a, const SampleRecord *b) {
+    return sha256(a->key.str()) < sha256(b->key.str());
+  });
+  std::set<std::string> seen;
+  std::map<std::string, unsigned> perTask, perKind;
+  std::map<std::string, std::optional<SampleRecord>> experts;
+  for (const SampleRecord *w : wrong) {
+    // The fix: a later turn of the same model, task and arch; the same
+    // trajectory first, then the same context, then the earliest turn.
+    const SampleRecord *best = nullptr;
+    auto rank = [&](const SampleRecord *f) {
+      return std::make_tuple(f->key.sampleId != w->key.sampleId,
+                             f->key.context != w->key.context, f->key.turn,
+                             f->key.str());
+    };
+    for (const SampleRecord *f : fixed)
+      if (f->key.model == w->key.model && f->key.task == w->key.task &&
+          f->arch == w->arch && f->key.turn > w->key.turn &&
+          (!best || rank(f) < rank(best)))
+        best = f;
+    std::string source = "later-turn";
+    std::optional<SampleRecord> expert;
+    if (!best && options.expert) {
+      std::string taskKey = w->key.task + "|" + w->arch;
+      if (!experts.count(taskKey))
+        experts[taskKey] = options.expert(*w);
+      if (experts[taskKey] && isFixed(*experts[taskKey])) {
+        best = &*experts[taskKey];
+        source = "expert";
+      }
+    }
+    if (!best) {
+      ++result.unpaired;
+      continue;
+    }
+    if (!seen.insert(identity(*w)).second) {
+      ++result.duplicates;
+      continue;
+    }
+    std::string kind = failureKind(*w);
+    if (options.maxPerTask && perTask[w->key.task] >= options.maxPerTask) {
+      ++result.cappedByTask;
+      continue;
+    }
+    if (options.maxPerKind && perKind[kind] >= options.maxPerKind) {
+      ++result.cappedByKind;
+      continue;
+    }
+    ++perTask[w->key.task];
+    ++perKind[kind];
+    ++result.distribution[{w->key.task, kind}];
+    std::string system =
+        options.taskSummary ? options.taskSummary(*w) : w->key.task;
+    json::Array messages{
+        json::Object{{"role", "system"}, {"content", system}},
+        json::Object{{"role", "user"}, {"content", describeProblems(*w)}},
+        json::Object{{"role", "assistant"}, {"content", explainFix(*w, *best)}}};
+    json::Object metadata{
+        {"task", w->key.task},
+        {"arch", w->arch},
+        {"failure_kind", kind},
+        {"model", w->key.model},
+        {"context", w->key.context},
+        {"wrong", json::Object{{"key", w->key.str()},
+                               {"hash", identity(*w)},
+                               {"status", w->ran() ? w->runStatus
+                                                   : w->status}}},
+        {"fixed",
+         json::Object{{"key", source == "expert" ? "expert:" +
+                                                       best->solutionPath
+                                                 : best->key.str()},
+                      {"hash", identity(*best)},
+                      {"source", source}}}};
+    result.records.push_back(json::Object{{"messages", std::move(messages)},
+                                          {"metadata", std::move(metadata)}});
+  }
+  return result;
+}

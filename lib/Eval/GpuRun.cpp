@@ -1,0 +1,157 @@
+//===- GpuRun.cpp - A sample through `ptxbench run` on one GPU ------------===//
+
+#include "ptxbench/Eval/GpuRun.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+
+#include <chrono>
+
+extern char **environ;
+
+using namespace ptxbench::eval;
+using llvm::StringRef;
+namespace fs = llvm::sys::fs;
+
+namespace {
+
+/// A temporary file removed on scope exit.
+struct TempFile {
+  llvm::SmallString<128> path;
+  explicit TempFile(StringRef suffix) {
+    if (fs::createTemporaryFile("ptxbench-eval", suffix, path))
+      path.clear();
+  }
+  ~TempFile() {
+    if (!path.empty())
+      fs::remove(path);
+  }
+};
+
+std::string readFile(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+} // namespace
+
+llvm::Expected<std::vector<std::string>>
+ptxbench::eval::resolveGpus(StringRef spec) {
+  std::vector<std::string> gpus;
+  if (spec != "all") {
+    llvm::SmallVector<StringRef> parts;
+    spec.split(parts, ',', -1, false);
+    for (StringRef p : parts) {
+      unsigned id;
+      if (p.trim().getAsInteger(10, id))
+        return llvm::createStringError(
+            "--gpus expects 'all' or device numbers like 0,1; got '" + spec +
+            "'");
+      gpus.push_back(p.trim().str());
+    }
+    if (gpus.empty())
+      return llvm::createStringError("--gpus names no device");
+    return gpus;
+  }
+  if (std::optional<std::string> visible =
+          llvm::sys::Process::GetEnv("CUDA_VISIBLE_DEVICES")) {
+    llvm::SmallVector<StringRef> parts;
+    StringRef(*visible).split(parts, ',', -1, false);
+    for (StringRef p : parts)
+      gpus.push_back(p.trim().str());
+  } else if (auto smi = llvm::sys::findProgramByName("nvidia-smi")) {
+    TempFile out(".txt");
+    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(out.path),
+                                            StringRef("")};
+    if (!out.path.empty() &&
+        llvm::sys::ExecuteAndWait(*smi, {*smi, "-L"}, std::nullopt,
+                                  redirects, /*SecondsToWait=*/30) == 0) {
+      llvm::SmallVector<StringRef> lines;
+      StringRef(readFile(out.path)).split(lines, '\n', -1, false);
+      for (StringRef line : lines)
+        if (line.starts_with("GPU "))
+          gpus.push_back(std::to_string(gpus.size()));
+    }
+  }
+  if (gpus.empty())
+    gpus.push_back("");
+  return gpus;
+}
+
+void ptxbench::eval::runOnGpu(SampleRecord &record,
+                              const GpuRunOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto finish = [&](StringRef status, StringRef why) {
+    record.runStatus = status.str();
+    if (!why.empty())
+      record.error = why.str();
+    record.runSeconds = std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+  };
+  // The solution as a file with its language's extension (an extracted
+  // response has none of its own).
+  TempFile source(record.language == "cu" ? ".cu" : ".ptx");
+  std::string solution = record.solutionPath;
+  if (!StringRef(solution).ends_with(".cu") &&
+      !StringRef(solution).ends_with(".ptx")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(source.path, ec);
+    if (source.path.empty() || ec)
+      return finish("HARNESS_ERROR", "cannot write a temporary solution file");
+    os << record.code;
+    solution = std::string(source.path);
+  }
+  TempFile json(".json"), log(".log");
+  if (json.path.empty() || log.path.empty())
+    return finish("HARNESS_ERROR", "cannot create temporary files");
+
+  std::vector<std::string> args = {
+      options.tool,
+      "run",
+      "--task=" + options.taskDir,
+      "--solution=" + solution,
+      "--shapes=" + options.shapes,
+      "--json=" + std::string(json.path),
+      llvm::formatv("--timeout={0}", options.timeoutSeconds).str()};
+  std::vector<StringRef> argv(args.begin(), args.end());
+  std::vector<std::string> envStore;
+  for (char **e = environ; *e; ++e)
+    if (!StringRef(*e).starts_with("CUDA_VISIBLE_DEVICES="))
+      envStore.push_back(*e);
+  if (!options.gpu.empty())
+    envStore.push_back("CUDA_VISIBLE_DEVICES=" + options.gpu);
+  std::vector<StringRef> env(envStore.begin(), envStore.end());
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log.path),
+                                          StringRef(log.path)};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(options.tool, argv, env, redirects, 0, 0,
+                                     &execError);
+  std::string text = readFile(json.path);
+  std::string output = StringRef(readFile(log.path)).trim().str();
+  if (rc < 0 || text.empty()) {
+    std::string why = "ptxbench run ";
+    why += rc < 0 ? "failed: " + execError
+                  : "exited with status " + std::to_string(rc) +
+                        " without a result";
+    if (!output.empty())
+      why += ": " + StringRef(output).take_back(2000).str();
+    return finish("HARNESS_ERROR", why);
+  }
+  auto value = llvm::json::parse(text);
+  const llvm::json::Object *object = value ? value->getAsObject() : nullptr;
+  std::optional<StringRef> status =
+      object ? object->getString("status") : std::nullopt;
+  if (!value)
+    llvm::consumeError(value.takeError());
+  if (!status)
+    return finish("HARNESS_ERROR",
+                  "ptxbench run wrote a result without a status");
+  record.runJson = StringRef(text).trim().str();
+  finish(*status, "");
+}

@@ -1,0 +1,217 @@
+//===- ReportTables.cpp - The tables of `ptxbench report` -----------------===//
+//
+// Rates print as percentages with their counts ("75.0% (3/4)") so a reader
+// can check them; numbers that need a GPU run print "-" when none ran.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Eval/ReportTables.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+using namespace ptxbench::eval;
+
+namespace {
+
+std::string rate(unsigned n, unsigned d) {
+  if (!d)
+    return "-";
+  return llvm::formatv("{0:f1}% ({1}/{2})", 100.0 * n / d, n, d).str();
+}
+
+std::string number(double v, bool known) {
+  return known ? llvm::formatv("{0:f2}", v).str() : "-";
+}
+
+std::string pLabel(double p) { return llvm::formatv("fast_{0}", p).str(); }
+
+std::vector<std::string> groupCells(const GroupStats &g) {
+  return {g.model, g.context, g.task, g.arch};
+}
+
+const std::vector<std::string> groupHeader = {"model", "context", "task",
+                                              "arch"};
+
+} // namespace
+
+std::vector<Table>
+ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
+  Table outcomes{"Outcomes", groupHeader, {}};
+  for (const char *h : {"samples", "compile", "run", "correct"})
+    outcomes.header.push_back(h);
+  Table features{"Requested-feature use", groupHeader, {}};
+  for (const char *h : {"family", "used (static)", "SASS", "executed"})
+    features.header.push_back(h);
+  Table fallbacks{"Fallback kinds (samples with at least one)", groupHeader,
+                  {}};
+  for (const char *h : {"kind", "samples"})
+    fallbacks.header.push_back(h);
+  Table speed{"Speed against the library", groupHeader, {}};
+  speed.header.push_back("workloads");
+  speed.header.push_back("runs");
+  speed.header.push_back("correct");
+  for (double p : fastPThresholds)
+    speed.header.push_back(pLabel(p));
+  for (const char *h : {"mean speedup", "geomean speedup", "SOL fraction"})
+    speed.header.push_back(h);
+
+  for (const GroupStats &g : groups) {
+    std::vector<std::string> row = groupCells(g);
+    row.push_back(std::to_string(g.samples));
+    row.push_back(rate(g.compiled, g.samples));
+    bool ran = g.runAttempted > 0;
+    row.push_back(ran ? rate(g.ranOk, g.samples) : "-");
+    row.push_back(ran ? rate(g.correct, g.samples) : "-");
+    outcomes.rows.push_back(row);
+
+    for (auto &[family, count] : g.used) {
+      row = groupCells(g);
+      row.push_back(family);
+      row.push_back(rate(count, g.samples));
+      auto sass = g.sass.find(family);
+      row.push_back(rate(sass == g.sass.end() ? 0 : sass->second,
+                         g.sassChecked));
+      row.push_back("-"); // run-time counts need the instrumentation pass
+      features.rows.push_back(row);
+    }
+    for (auto &[kind, count] : g.fallbacks) {
+      row = groupCells(g);
+      row.push_back(kind);
+      row.push_back(std::to_string(count));
+      fallbacks.rows.push_back(row);
+    }
+    for (auto &[split, s] : g.splits) {
+      row = groupCells(g);
+      row.push_back(split);
+      row.push_back(std::to_string(s.runs));
+      row.push_back(rate(s.correct, s.runs));
+      for (unsigned fast : s.fast)
+        row.push_back(rate(fast, s.runs));
+      bool timed = !s.speedups.empty();
+      row.push_back(number(s.meanSpeedup(), timed));
+      row.push_back(number(s.geomeanSpeedup(), timed));
+      row.push_back(number(s.meanSol(), !s.solFractions.empty()));
+      speed.rows.push_back(row);
+    }
+  }
+  return {outcomes, features, fallbacks, speed};
+}
+
+Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
+  std::set<std::string> families, kinds, splits;
+  for (const GroupStats &g : groups) {
+    for (auto &[f, n] : g.used)
+      families.insert(f);
+    for (auto &[k, n] : g.fallbacks)
+      kinds.insert(k);
+    for (auto &[s, st] : g.splits)
+      splits.insert(s);
+  }
+  Table t{"", groupHeader, {}};
+  for (const char *h : {"samples", "compiled", "run_attempted", "ran_ok",
+                        "correct", "sass_checked"})
+    t.header.push_back(h);
+  for (const std::string &f : families) {
+    t.header.push_back("used:" + f);
+    t.header.push_back("sass:" + f);
+  }
+  for (const std::string &k : kinds)
+    t.header.push_back("fallback:" + k);
+  for (const std::string &s : splits) {
+    t.header.push_back(s + ":runs");
+    t.header.push_back(s + ":correct");
+    for (double p : fastPThresholds)
+      t.header.push_back(s + ":" + pLabel(p));
+    t.header.push_back(s + ":mean_speedup");
+    t.header.push_back(s + ":geomean_speedup");
+    t.header.push_back(s + ":sol_fraction");
+  }
+  auto get = [](const std::map<std::string, unsigned> &m,
+                const std::string &k) {
+    auto it = m.find(k);
+    return std::to_string(it == m.end() ? 0 : it->second);
+  };
+  for (const GroupStats &g : groups) {
+    std::vector<std::string> row = groupCells(g);
+    for (unsigned v : {g.samples, g.compiled, g.runAttempted, g.ranOk,
+                       g.correct, g.sassChecked})
+      row.push_back(std::to_string(v));
+    for (const std::string &f : families) {
+      row.push_back(g.used.count(f) ? get(g.used, f) : "");
+      row.push_back(g.used.count(f) ? get(g.sass, f) : "");
+    }
+    for (const std::string &k : kinds)
+      row.push_back(get(g.fallbacks, k));
+    for (const std::string &name : splits) {
+      auto it = g.splits.find(name);
+      SplitStats s = it == g.splits.end() ? SplitStats() : it->second;
+      row.push_back(std::to_string(s.runs));
+      row.push_back(std::to_string(s.correct));
+      for (unsigned fast : s.fast)
+        row.push_back(s.runs ? llvm::formatv("{0:f4}", double(fast) / s.runs)
+                                   .str()
+                             : "");
+      bool timed = !s.speedups.empty();
+      row.push_back(timed ? llvm::formatv("{0:f4}", s.meanSpeedup()).str()
+                          : "");
+      row.push_back(timed ? llvm::formatv("{0:f4}", s.geomeanSpeedup()).str()
+                          : "");
+      row.push_back(!s.solFractions.empty()
+                        ? llvm::formatv("{0:f4}", s.meanSol()).str()
+                        : "");
+    }
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+void ptxbench::eval::printMarkdown(const std::vector<Table> &tables,
+                                   llvm::raw_ostream &os) {
+  os << "# ptxbench report\n";
+  for (const Table &t : tables) {
+    os << "\n## " << t.title << "\n\n";
+    if (t.rows.empty()) {
+      os << "(none)\n";
+      continue;
+    }
+    auto line = [&](const std::vector<std::string> &cells) {
+      os << "|";
+      for (const std::string &c : cells)
+        os << " " << c << " |";
+      os << "\n";
+    };
+    line(t.header);
+    os << "|";
+    for (size_t i = 0; i < t.header.size(); ++i)
+      os << "---|";
+    os << "\n";
+    for (const auto &row : t.rows)
+      line(row);
+  }
+}
+
+void ptxbench::eval::printCSV(const Table &table, llvm::raw_ostream &os) {
+  auto cell = [&](const std::string &c) {
+    if (c.find_first_of(",\"\n") == std::string::npos) {
+      os << c;
+      return;
+    }
+    os << '"';
+    for (char ch : c)
+      os << (ch == '"' ? "\"\"" : std::string(1, ch));
+    os << '"';
+  };
+  auto line = [&](const std::vector<std::string> &cells) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (i)
+        os << ',';
+      cell(cells[i]);
+    }
+    os << "\n";
+  };
+  line(table.header);
+  for (const auto &row : table.rows)
+    line(row);
+}

@@ -1,0 +1,149 @@
+//===- SampleView.cpp - One recorded sample, for a person -----------------===//
+
+#include "ptxbench/Eval/SampleView.h"
+
+#include "ptxbench/Eval/Summary.h"
+#include "ptxbench/Prompt/Feedback.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+
+using namespace ptxbench::eval;
+namespace json = llvm::json;
+
+namespace {
+
+std::optional<json::Value> parse(const std::string &text) {
+  if (text.empty())
+    return std::nullopt;
+  auto value = json::parse(text);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+void addFinding(const json::Value &v, bool cuda,
+                std::vector<LineDiagnostic> &out) {
+  const json::Object *f = v.getAsObject();
+  if (!f)
+    return;
+  LineDiagnostic d;
+  d.level = f->getString("level").value_or("warning").str();
+  d.kind = f->getString("kind").value_or("").str();
+  d.message = f->getString("message").value_or("").str();
+  if (auto alt = f->getString("alternative"); alt && !alt->empty())
+    d.message += "; " + alt->str();
+  if (const json::Object *loc = f->getObject(cuda ? "source" : "ptx"))
+    d.line = loc->getInteger("line").value_or(0);
+  out.push_back(std::move(d));
+}
+
+} // namespace
+
+std::vector<LineDiagnostic>
+ptxbench::eval::sampleDiagnostics(const SampleRecord &record) {
+  std::vector<LineDiagnostic> out;
+  if (std::optional<json::Value> messages = parse(record.diagnosticsJson))
+    if (const json::Array *a = messages->getAsArray())
+      for (const json::Value &v : *a)
+        if (const json::Object *m = v.getAsObject())
+          out.push_back({unsigned(m->getInteger("line").value_or(0)),
+                         m->getBoolean("error").value_or(false) ? "error"
+                                                                : "warning",
+                         "compiler",
+                         m->getString("text").value_or("").str()});
+  bool cuda = record.language == "cu";
+  std::optional<json::Value> report = parse(record.staticJson);
+  const json::Object *o = report ? report->getAsObject() : nullptr;
+  if (!o)
+    return out;
+  if (const json::Array *a = o->getArray("module_findings"))
+    for (const json::Value &v : *a)
+      addFinding(v, cuda, out);
+  if (const json::Array *kernels = o->getArray("kernels"))
+    for (const json::Value &k : *kernels)
+      if (const json::Object *kernel = k.getAsObject())
+        for (llvm::StringRef list : {"fallbacks", "ptxas_warnings"})
+          if (const json::Array *a = kernel->getArray(list))
+            for (const json::Value &v : *a)
+              addFinding(v, cuda, out);
+  return out;
+}
+
+void ptxbench::eval::printSample(const SampleRecord &r,
+                                 llvm::raw_ostream &os) {
+  os << "sample " << r.key.str() << " (id " << r.id << ")\n";
+  os << "solution: " << r.solutionPath << " (" << r.language << ")\n";
+  os << "arch: " << r.arch << "  shapes: " << r.shapes
+     << "  status: " << r.status
+     << "  run: " << (r.ran() ? r.runStatus : "not run") << "\n";
+  if (!r.canonicalHash.empty())
+    os << "canonical hash: " << r.canonicalHash << "\n";
+  if (!r.reusedFrom.empty())
+    os << "result reused from identical sample " << r.reusedFrom << "\n";
+  if (std::optional<json::Value> report = parse(r.staticJson))
+    if (const json::Object *o = report->getAsObject()) {
+      os << "verdict: " << o->getString("verdict").value_or("?");
+      std::vector<std::string> fams;
+      for (auto &[family, used] : familiesUsed(r))
+        fams.push_back(family + (used ? "=used" : "=not used"));
+      os << " (" << llvm::join(fams, " ") << ")\n";
+    }
+  if (!r.error.empty())
+    os << "error: " << r.error << "\n";
+
+  std::vector<LineDiagnostic> diagnostics = sampleDiagnostics(r);
+  std::multimap<unsigned, const LineDiagnostic *> byLine;
+  for (const LineDiagnostic &d : diagnostics)
+    byLine.insert({d.line, &d});
+  os << "\n--- code ---\n";
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(r.code).split(lines, '\n');
+  if (!lines.empty() && lines.back().empty())
+    lines.pop_back();
+  for (auto [i, line] : llvm::enumerate(lines)) {
+    os << llvm::formatv("{0,5} | {1}\n", i + 1, line);
+    auto [begin, end] = byLine.equal_range(unsigned(i + 1));
+    for (auto it = begin; it != end; ++it)
+      os << "      ^ " << it->second->level << ": [" << it->second->kind
+         << "] " << it->second->message << "\n";
+  }
+  bool header = false;
+  for (const LineDiagnostic &d : diagnostics)
+    if (d.line == 0 || d.line > lines.size()) {
+      if (!header)
+        os << "--- diagnostics without a line in the code ---\n";
+      header = true;
+      os << d.level << ": [" << d.kind << "] " << d.message << "\n";
+    }
+
+  std::optional<json::Value> run = parse(r.runJson);
+  const json::Object *ro = run ? run->getAsObject() : nullptr;
+  if (!ro)
+    return;
+  os << "\n--- run ---\n";
+  os << "device: " << ro->getString("device").value_or("") << "  status: "
+     << ro->getString("status").value_or("") << "\n";
+  if (const json::Array *workloads = ro->getArray("workloads"))
+    for (const json::Value &w : *workloads)
+      if (const json::Object *wo = w.getAsObject()) {
+        os << "  " << wo->getString("workload").value_or("") << " ["
+           << wo->getString("split").value_or("dev") << "]: "
+           << wo->getString("status").value_or("");
+        if (auto s = wo->getNumber("speedup"))
+          os << llvm::formatv("  speedup {0:f2}x", *s);
+        if (auto m = wo->getString("message"); m && !m->empty())
+          os << "  " << *m;
+        os << "\n";
+      }
+  // The next turn's message, exactly as a model would get it.
+  std::optional<json::Value> analysis = parse(r.staticJson);
+  os << "\n--- feedback ---\n"
+     << ptxbench::prompt::renderFeedback(*run,
+                                         analysis ? &*analysis : nullptr);
+}

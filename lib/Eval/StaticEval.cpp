@@ -1,0 +1,151 @@
+//===- StaticEval.cpp - A sample's static verdict, without a GPU ----------===//
+//
+// The same flow as `ptxbench analyze` (tools/ptxbench/AnalyzeCommand.cpp),
+// with every failure recorded on the sample instead of printed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Eval/StaticEval.h"
+
+#include "ptxbench/Analysis/CanonicalForm.h"
+#include "ptxbench/Conversion/ImportPTX.h"
+#include "ptxbench/Prompt/ExtractCode.h"
+#include "ptxbench/Report/BuildReport.h"
+#include "ptxbench/Toolchain/CudaCompiler.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace ptxbench;
+using namespace ptxbench::eval;
+using llvm::StringRef;
+
+struct StaticEvaluator::Impl {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<ptx::ModuleOp> module;
+  std::string ptx, ptxName;
+  Impl() { context.disableMultithreading(); }
+};
+
+StaticEvaluator::StaticEvaluator() : impl(std::make_unique<Impl>()) {}
+StaticEvaluator::~StaticEvaluator() = default;
+
+bool ptxbench::eval::loadSolution(const SampleInput &input,
+                                  SampleRecord &record) {
+  if (!input.solutionPath.empty()) {
+    auto buffer = llvm::MemoryBuffer::getFile(input.solutionPath);
+    if (!buffer) {
+      record.status = status::NoSolution;
+      record.error = "cannot read '" + input.solutionPath +
+                     "': " + buffer.getError().message();
+      return false;
+    }
+    record.solutionPath = input.solutionPath;
+    record.code = (*buffer)->getBuffer().str();
+    record.language =
+        StringRef(input.solutionPath).ends_with(".cu") ? "cu" : "ptx";
+    return true;
+  }
+  if (input.responsePath.empty()) {
+    record.status = status::NoSolution;
+    record.error = "'" + input.dir +
+                   "' holds no solution.cu, solution.ptx or response.md";
+    return false;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(input.responsePath);
+  if (!buffer) {
+    record.status = status::NoSolution;
+    record.error = "cannot read '" + input.responsePath +
+                   "': " + buffer.getError().message();
+    return false;
+  }
+  auto code = prompt::extractCode((*buffer)->getBuffer());
+  if (!code) {
+    record.status = status::ExtractError;
+    record.error = input.responsePath + ": " + toString(code.takeError());
+    return false;
+  }
+  record.solutionPath = input.responsePath;
+  record.code = std::move(code->code);
+  record.language = code->language == prompt::CodeLanguage::CUDA ? "cu" : "ptx";
+  return true;
+}
+
+bool StaticEvaluator::prepare(SampleRecord &record,
+                              const StaticOptions &options) {
+  Impl &s = *impl;
+  s.module = nullptr;
+  std::string name = record.solutionPath.empty()
+                         ? record.key.str()
+                         : std::string(record.solutionPath);
+  if (StringRef(name).ends_with(".md"))
+    name = (StringRef(name).drop_back(3) + "." + record.language).str();
+  s.ptxName = record.language == "cu" ? name + ".ptx" : name;
+  if (record.language == "cu") {
+    toolchain::CompiledSource compiled =
+        toolchain::compileCUDA(record.code, name, options.arch);
+    llvm::json::Array messages;
+    for (const toolchain::CompilerMessage &m : compiled.messages)
+      messages.push_back(llvm::json::Object{{"line", int64_t(m.line)},
+                                            {"error", m.error},
+                                            {"text", m.text}});
+    record.diagnosticsJson =
+        llvm::formatv("{0}", llvm::json::Value(std::move(messages))).str();
+    if (!compiled.ok) {
+      record.status = status::CompileError;
+      record.error = "'" + name + "' does not compile for " + options.arch;
+      for (const toolchain::CompilerMessage &m : compiled.messages)
+        if (m.error) {
+          record.error += ": line " + std::to_string(m.line) + ": " + m.text;
+          break;
+        }
+      if (compiled.messages.empty() && !compiled.log.empty())
+        record.error += ": " + StringRef(compiled.log).trim().str();
+      return false;
+    }
+    s.ptx = std::move(compiled.ptx);
+  } else {
+    s.ptx = record.code;
+  }
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(s.ptx, s.ptxName), llvm::SMLoc());
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  {
+    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &s.context, os);
+    s.module = importPTX(sourceMgr, &s.context);
+  }
+  if (!s.module) {
+    record.status = status::ImportError;
+    record.error = StringRef(diagnostics).trim().str();
+    if (record.error.empty())
+      record.error = "'" + s.ptxName + "' does not import";
+    return false;
+  }
+  record.canonicalHash = analysis::canonicalHash(*s.module);
+  return true;
+}
+
+void StaticEvaluator::analyze(SampleRecord &record,
+                              const StaticOptions &options) {
+  Impl &s = *impl;
+  report::AnalyzeOptions analyzeOptions;
+  analyzeOptions.arch = options.arch;
+  for (const std::string &name : options.requested)
+    if (std::optional<isa::Family> family = isa::familyByName(name))
+      analyzeOptions.requested.push_back(*family);
+  analyzeOptions.assemble = options.assemble;
+  analyzeOptions.sass = options.sass;
+  report::AnalysisReport result =
+      report::buildReport(*s.module, s.ptx, s.ptxName, analyzeOptions);
+  record.staticJson =
+      llvm::formatv("{0}", report::toJSON(result)).str();
+  record.status = status::Analyzed;
+  s.module = nullptr;
+}

@@ -1,0 +1,193 @@
+//===- Summary.cpp - Aggregate recorded samples into report numbers -------===//
+
+#include "ptxbench/Eval/Summary.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+#include <set>
+
+using namespace ptxbench::eval;
+namespace json = llvm::json;
+
+double SplitStats::meanSpeedup() const {
+  double sum = 0;
+  for (double s : speedups)
+    sum += s;
+  return speedups.empty() ? 0 : sum / speedups.size();
+}
+
+double SplitStats::geomeanSpeedup() const {
+  double logs = 0;
+  for (double s : speedups)
+    logs += std::log(s);
+  return speedups.empty() ? 0 : std::exp(logs / speedups.size());
+}
+
+double SplitStats::meanSol() const {
+  double sum = 0;
+  for (double s : solFractions)
+    sum += s;
+  return solFractions.empty() ? 0 : sum / solFractions.size();
+}
+
+static std::optional<json::Value> parse(const std::string &text) {
+  if (text.empty())
+    return std::nullopt;
+  auto value = json::parse(text);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+std::map<std::string, bool>
+ptxbench::eval::familiesUsed(const SampleRecord &record) {
+  std::map<std::string, bool> result;
+  std::optional<json::Value> report = parse(record.staticJson);
+  const json::Object *o = report ? report->getAsObject() : nullptr;
+  if (!o)
+    return result;
+  if (const json::Array *requested = o->getArray("requested"))
+    for (const json::Value &f : *requested)
+      if (auto name = f.getAsString())
+        result[name->str()] = false;
+  if (const json::Array *kernels = o->getArray("kernels"))
+    for (const json::Value &k : *kernels)
+      if (const json::Object *kernel = k.getAsObject())
+        if (const json::Object *req = kernel->getObject("requested"))
+          for (const auto &[family, verdict] : *req)
+            if (verdict.getAsString() == "used")
+              result[family.str()] = true;
+  return result;
+}
+
+std::vector<std::string>
+ptxbench::eval::fallbackKinds(const SampleRecord &record) {
+  std::vector<std::string> kinds;
+  std::optional<json::Value> report = parse(record.staticJson);
+  const json::Object *o = report ? report->getAsObject() : nullptr;
+  if (!o)
+    return kinds;
+  std::set<std::string> seen;
+  if (const json::Array *kernels = o->getArray("kernels"))
+    for (const json::Value &k : *kernels)
+      if (const json::Object *kernel = k.getAsObject())
+        if (const json::Array *findings = kernel->getArray("fallbacks"))
+          for (const json::Value &f : *findings)
+            if (const json::Object *finding = f.getAsObject())
+              if (auto kind = finding->getString("kind"))
+                if (seen.insert(kind->str()).second)
+                  kinds.push_back(kind->str());
+  return kinds;
+}
+
+/// Families with SASS instructions in some kernel.
+static std::set<std::string> sassFamilies(const json::Object &report) {
+  std::set<std::string> result;
+  if (const json::Array *kernels = report.getArray("kernels"))
+    for (const json::Value &k : *kernels)
+      if (const json::Object *kernel = k.getAsObject())
+        if (const json::Object *features = kernel->getObject("features"))
+          for (const auto &[family, use] : *features)
+            if (const json::Object *u = use.getAsObject())
+              if (u->getInteger("sass").value_or(0) > 0)
+                result.insert(family.str());
+  return result;
+}
+
+/// Adds one run's workloads to the split statistics.
+static void addRun(const json::Object &run, GroupStats &group) {
+  struct Acc {
+    bool allPassed = true;
+    double logSpeedup = 0;
+    unsigned timed = 0;
+    double sol = 0;
+    unsigned solCount = 0;
+  };
+  std::map<std::string, Acc> bySplit;
+  if (const json::Array *workloads = run.getArray("workloads"))
+    for (const json::Value &w : *workloads) {
+      const json::Object *o = w.getAsObject();
+      if (!o)
+        continue;
+      std::string split = o->getString("split").value_or("dev").str();
+      Acc &acc = bySplit[split];
+      if (o->getString("status") != "PASSED")
+        acc.allPassed = false;
+      if (auto speedup = o->getNumber("speedup"); speedup && *speedup > 0) {
+        acc.logSpeedup += std::log(*speedup);
+        ++acc.timed;
+      }
+      if (auto sol = o->getNumber("sol_fraction")) {
+        acc.sol += *sol;
+        ++acc.solCount;
+      }
+    }
+  for (auto &[split, acc] : bySplit) {
+    SplitStats &s = group.splits[split];
+    ++s.runs;
+    if (!acc.allPassed)
+      continue;
+    ++s.correct;
+    if (!acc.timed)
+      continue;
+    double speedup = std::exp(acc.logSpeedup / acc.timed);
+    s.speedups.push_back(speedup);
+    for (size_t i = 0; i < fastPThresholds.size(); ++i)
+      s.fast[i] += speedup > fastPThresholds[i];
+    if (acc.solCount)
+      s.solFractions.push_back(acc.sol / acc.solCount);
+  }
+}
+
+std::vector<GroupStats>
+ptxbench::eval::summarize(const std::vector<SampleRecord> &records) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string>,
+           GroupStats>
+      groups;
+  for (const SampleRecord &r : records) {
+    GroupStats &g =
+        groups[{r.key.model, r.key.context, r.key.task, r.arch}];
+    g.model = r.key.model;
+    g.context = r.key.context;
+    g.task = r.key.task;
+    g.arch = r.arch;
+    ++g.samples;
+    ++g.statuses[r.ran() ? r.runStatus : r.status];
+    std::optional<json::Value> report = parse(r.staticJson);
+    const json::Object *o = report ? report->getAsObject() : nullptr;
+    for (auto &[family, isUsed] : familiesUsed(r))
+      g.used[family] += isUsed;
+    for (const std::string &kind : fallbackKinds(r))
+      ++g.fallbacks[kind];
+    if (r.analyzed() && o) {
+      bool rejected =
+          !o->getBoolean("assembled").value_or(false) &&
+          o->getString("assembly_note").value_or("").starts_with("ptxas "
+                                                                 "rejected");
+      g.compiled += !rejected;
+      if (o->getBoolean("sass_checked").value_or(false)) {
+        ++g.sassChecked;
+        for (const std::string &family : sassFamilies(*o))
+          ++g.sass[family];
+      }
+    }
+    if (r.ran() && r.runStatus != "NO_GPU" && r.runStatus != "HARNESS_ERROR" &&
+        r.runStatus != "SKIPPED") {
+      ++g.runAttempted;
+      g.ranOk += r.runStatus == "PASSED" || r.runStatus == "INCORRECT";
+      g.correct += r.runStatus == "PASSED";
+      if (std::optional<json::Value> run = parse(r.runJson))
+        if (const json::Object *ro = run->getAsObject())
+          addRun(*ro, g);
+    }
+  }
+  std::vector<GroupStats> result;
+  for (auto &[key, g] : groups) {
+    // Families requested for the group even if no sample was analyzed.
+    result.push_back(std::move(g));
+  }
+  return result;
+}

@@ -1,0 +1,365 @@
+//===- Sweep.cpp - Evaluate a tree of samples into the store --------------===//
+//
+// Worker threads take samples from a shared index. Identical code is
+// evaluated once: the first worker to reach a canonical hash owns a slot
+// the others wait on (the owner never waits, so this cannot deadlock).
+// GPUs are handed out from a pool, one run per GPU at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Eval/Sweep.h"
+
+#include "ptxbench/Eval/GpuRun.h"
+#include "ptxbench/Eval/StaticEval.h"
+#include "ptxbench/ISA/ISA.h"
+#include "ptxbench/Runtime/Task.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+using namespace ptxbench;
+using namespace ptxbench::eval;
+using llvm::StringRef;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// A task as the sweep needs it: its folder and requested families, or why
+/// it cannot be used.
+struct TaskInfo {
+  std::string dir;
+  std::vector<std::string> requested;
+  /// The held-out workloads' names (the rest are dev).
+  std::set<std::string> heldout;
+  std::string error;
+};
+
+/// An evaluation identical samples share.
+struct Slot {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+  SampleRecord result;
+  /// The key of the sample evaluated.
+  std::string origin;
+};
+
+/// GPUs handed out one run at a time each.
+class GpuPool {
+public:
+  explicit GpuPool(std::vector<std::string> ids) : free(std::move(ids)) {}
+  std::string acquire() {
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [&] { return !free.empty(); });
+    std::string id = free.back();
+    free.pop_back();
+    return id;
+  }
+  void release(std::string id) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      free.push_back(std::move(id));
+    }
+    cv.notify_one();
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<std::string> free;
+};
+
+/// Counts by status and the time left, on one line.
+class Progress {
+public:
+  Progress(llvm::raw_ostream *os, unsigned total, unsigned skipped)
+      : os(os), total(total), skipped(skipped), start(Clock::now()),
+        tty(os && llvm::sys::Process::StandardErrIsDisplayed()) {}
+  void record(StringRef status, bool reused, SweepStats &stats) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++stats.evaluated;
+    stats.reused += reused;
+    ++stats.byStatus[status.str()];
+    ++done;
+    auto now = Clock::now();
+    if (!os || (done < total && now - lastPrint < std::chrono::seconds(1)))
+      return;
+    lastPrint = now;
+    double elapsed = std::chrono::duration<double>(now - start).count();
+    double left = done ? elapsed / done * (total - done) : 0;
+    std::string counts;
+    for (auto &[name, count] : stats.byStatus)
+      counts += llvm::formatv("{0}{1} {2}", counts.empty() ? "" : ", ", name,
+                              count)
+                    .str();
+    *os << (tty ? "\r" : "")
+        << llvm::formatv("eval: {0}/{1} ({2}; {3} reused, {4} already "
+                         "recorded) {5:f1}s, ~{6:f0}s left",
+                         done, total, counts, stats.reused, skipped, elapsed,
+                         left)
+        << (tty && done < total ? "" : "\n");
+    os->flush();
+  }
+
+private:
+  std::mutex mutex;
+  llvm::raw_ostream *os;
+  unsigned total, skipped, done = 0;
+  Clock::time_point start, lastPrint;
+  bool tty;
+};
+
+std::string hostName() {
+  char name[256] = {0};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+/// Copies a shared evaluation's results onto `record`.
+void reuse(SampleRecord &record, const SampleRecord &from,
+           const std::string &origin) {
+  record.status = from.status;
+  record.staticJson = from.staticJson;
+  record.runStatus = from.runStatus;
+  record.runJson = from.runJson;
+  record.error = from.error;
+  record.environmentJson = from.environmentJson;
+  record.reusedFrom = origin;
+}
+
+/// The sweep's environment plus the GPU slot and the device the run named.
+std::string environmentWith(llvm::StringRef base, llvm::StringRef gpu,
+                            llvm::StringRef runJson) {
+  auto env = llvm::json::parse(base);
+  if (!env) {
+    llvm::consumeError(env.takeError());
+    return base.str();
+  }
+  llvm::json::Object &o = *env->getAsObject();
+  o["cuda_visible_devices"] = gpu;
+  if (auto run = llvm::json::parse(runJson)) {
+    if (const llvm::json::Object *r = run->getAsObject())
+      if (std::optional<llvm::StringRef> device = r->getString("device"))
+        o["device"] = *device;
+  } else {
+    llvm::consumeError(run.takeError());
+  }
+  return llvm::formatv("{0}", llvm::json::Value(std::move(*env))).str();
+}
+
+/// Marks each workload of a run result `"split": "dev"` or `"heldout"`.
+std::string withSplits(llvm::StringRef runJson,
+                       const std::set<std::string> &heldout) {
+  auto run = llvm::json::parse(runJson);
+  if (!run) {
+    llvm::consumeError(run.takeError());
+    return runJson.str();
+  }
+  if (llvm::json::Object *o = run->getAsObject())
+    if (llvm::json::Array *workloads = o->getArray("workloads"))
+      for (llvm::json::Value &w : *workloads)
+        if (llvm::json::Object *wo = w.getAsObject())
+          (*wo)["split"] = heldout.count(
+                               wo->getString("workload").value_or("").str())
+                               ? "heldout"
+                               : "dev";
+  return llvm::formatv("{0}", *run).str();
+}
+
+} // namespace
+
+llvm::Expected<SweepStats>
+ptxbench::eval::runSweep(ResultsStore &store,
+                         const std::vector<SampleInput> &samples,
+                         const SweepOptions &options) {
+  SweepStats stats;
+  auto recorded = store.all();
+  if (!recorded)
+    return recorded.takeError();
+  std::map<SampleKey, const SampleRecord *> byKey;
+  for (const SampleRecord &r : *recorded)
+    byKey[r.key] = &r;
+
+  // What is left: in the shard, and not recorded for this arch and shapes
+  // (with a run result, unless static-only or it never got to run).
+  std::vector<const SampleInput *> pending;
+  for (const SampleInput &s : samples) {
+    if (!inShard(s.key, options.shard))
+      continue;
+    ++stats.inShard;
+    auto it = byKey.find(s.key);
+    if (it != byKey.end() && it->second->arch == options.arch &&
+        it->second->shapes == options.shapes &&
+        (options.staticOnly || !it->second->analyzed() ||
+         it->second->ran())) {
+      ++stats.skipped;
+      continue;
+    }
+    pending.push_back(&s);
+  }
+
+  // Tasks, loaded once.
+  llvm::StringMap<TaskInfo> tasks;
+  for (const SampleInput *s : pending) {
+    if (tasks.count(s->key.task))
+      continue;
+    TaskInfo &info = tasks[s->key.task];
+    llvm::SmallString<256> dir(options.tasksDir);
+    llvm::sys::path::append(dir, s->key.task);
+    info.dir = std::string(dir);
+    auto task = runtime::loadTask(dir);
+    if (!task) {
+      info.error = toString(task.takeError());
+      continue;
+    }
+    auto it = task->features.find(options.arch);
+    if (it == task->features.end()) {
+      info.error = "task '" + s->key.task + "' requests no features for " +
+                   options.arch;
+      continue;
+    }
+    for (const std::string &f : it->second)
+      if (!isa::familyByName(f))
+        info.error = info.dir + "/task.json: unknown feature family '" + f +
+                     "' for " + options.arch;
+    info.requested = it->second;
+    for (const runtime::Workload &w : task->heldout)
+      info.heldout.insert(w.name);
+  }
+
+  std::string environment = llvm::formatv(
+      "{0}", llvm::json::Value(llvm::json::Object{
+                 {"host", hostName()},
+                 {"arch", options.arch},
+                 {"tool", options.tool},
+                 {"static_only", options.staticOnly}}));
+
+  Progress progress(options.progress, pending.size(), stats.skipped);
+  GpuPool gpus(options.gpus);
+  std::mutex slotsMutex, errorMutex;
+  std::map<std::string, std::shared_ptr<Slot>> slots;
+  std::atomic<size_t> next{0};
+  std::optional<llvm::Error> firstError;
+
+  auto evaluate = [&](StaticEvaluator &evaluator, const SampleInput &input) {
+    auto start = Clock::now();
+    SampleRecord record;
+    record.key = input.key;
+    record.arch = options.arch;
+    record.shapes = options.shapes;
+    record.environmentJson = environment;
+    const TaskInfo &task = tasks[input.key.task];
+    StaticOptions staticOptions;
+    staticOptions.arch = options.arch;
+    staticOptions.requested = task.requested;
+    staticOptions.assemble = options.assemble;
+
+    auto commit = [&] {
+      record.staticSeconds =
+          std::chrono::duration<double>(Clock::now() - start).count() -
+          record.runSeconds;
+      if (llvm::Error e = store.put(record)) {
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (!firstError)
+          firstError = std::move(e);
+        else
+          llvm::consumeError(std::move(e));
+      }
+      progress.record(record.ran() ? StringRef(record.runStatus)
+                                   : StringRef(record.status),
+                      !record.reusedFrom.empty(), stats);
+    };
+
+    if (!loadSolution(input, record))
+      return commit();
+    if (!task.error.empty()) {
+      record.status = status::TaskError;
+      record.error = task.error;
+      return commit();
+    }
+    if (!evaluator.prepare(record, staticOptions))
+      return commit();
+
+    // Identical code: wait for (or take) the evaluation that owns it.
+    std::string dedupKey = record.canonicalHash + "|" + input.key.task;
+    std::shared_ptr<Slot> slot;
+    bool owner = false;
+    {
+      std::lock_guard<std::mutex> lock(slotsMutex);
+      std::shared_ptr<Slot> &entry = slots[dedupKey];
+      if (!entry) {
+        entry = std::make_shared<Slot>();
+        owner = true;
+      }
+      slot = entry;
+    }
+    if (!owner) {
+      std::unique_lock<std::mutex> lock(slot->mutex);
+      slot->cv.wait(lock, [&] { return slot->done; });
+      reuse(record, slot->result, slot->origin);
+      return commit();
+    }
+    auto stored = store.findByHash(record.canonicalHash, input.key.task,
+                                   options.arch, options.shapes,
+                                   !options.staticOnly);
+    if (!stored)
+      llvm::consumeError(stored.takeError());
+    if (stored && *stored) {
+      reuse(record, **stored, (*stored)->key.str());
+    } else {
+      evaluator.analyze(record, staticOptions);
+      if (!options.staticOnly) {
+        GpuRunOptions run;
+        run.tool = options.tool;
+        run.taskDir = task.dir;
+        run.shapes = options.shapes;
+        run.timeoutSeconds = options.runTimeoutSeconds;
+        run.gpu = gpus.acquire();
+        runOnGpu(record, run);
+        gpus.release(run.gpu);
+        record.runJson = withSplits(record.runJson, task.heldout);
+        record.environmentJson = environmentWith(environment, run.gpu,
+                                                 record.runJson);
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(slot->mutex);
+      slot->result = record;
+      slot->origin =
+          record.reusedFrom.empty() ? record.key.str() : record.reusedFrom;
+      slot->done = true;
+    }
+    slot->cv.notify_all();
+    commit();
+  };
+
+  unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs,
+                                                  pending.size()));
+  std::vector<std::thread> workers;
+  for (unsigned j = 0; j < jobs; ++j)
+    workers.emplace_back([&] {
+      for (size_t i; (i = next++) < pending.size();) {
+        // A fresh evaluator (and MLIRContext) per sample keeps memory flat
+        // over long sweeps; contexts are never shared between threads.
+        StaticEvaluator evaluator;
+        evaluate(evaluator, *pending[i]);
+      }
+    });
+  for (std::thread &t : workers)
+    t.join();
+  if (firstError)
+    return std::move(*firstError);
+  return stats;
+}

@@ -1,0 +1,125 @@
+//===- EvalCommand.cpp - ptxbench eval ------------------------------------===//
+//
+// `ptxbench eval --tasks DIR --samples DIR --db results.sqlite
+//  [--arch sm_90a] [--shapes dev|heldout|all] [--static-only]
+//  [--shard K/N] [--jobs N] [--gpus all|0,1]`
+//
+// Evaluates every sample of the tree (docs/eval.md) into the results store:
+// static analysis on the CPU cores, then `ptxbench run` per sample, one per
+// GPU. Resumes: what is recorded is skipped. Exit status 0 when every
+// sample was evaluated (whatever the verdicts), 1 for bad input or a store
+// that cannot be written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ptxbench/Eval/GpuRun.h"
+#include "ptxbench/Eval/Sweep.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace ptxbench;
+
+namespace {
+
+cl::SubCommand evalCmd("eval", "Evaluate a tree of samples into a results "
+                               "store");
+cl::opt<std::string> tasksDir("tasks", cl::desc("The tasks folder"),
+                              cl::value_desc("dir"), cl::init("tasks"),
+                              cl::sub(evalCmd));
+cl::opt<std::string> samplesDir("samples",
+                                cl::desc("The samples folder "
+                                         "(<model>/<context>/<task>/<id>/)"),
+                                cl::value_desc("dir"), cl::Required,
+                                cl::sub(evalCmd));
+cl::opt<std::string> dbPath("db", cl::desc("The results store (SQLite)"),
+                            cl::value_desc("file"), cl::Required,
+                            cl::sub(evalCmd));
+cl::opt<std::string> evalArch("arch", cl::desc("Target architecture"),
+                              cl::init("sm_90a"), cl::sub(evalCmd));
+cl::opt<std::string> shapes("shapes",
+                            cl::desc("Workloads to run: dev, heldout or all"),
+                            cl::init("dev"), cl::sub(evalCmd));
+cl::opt<bool> staticOnly("static-only",
+                         cl::desc("Only what needs no GPU (no ptxbench run)"),
+                         cl::sub(evalCmd));
+cl::opt<bool> noAssemble("no-assemble",
+                         cl::desc("Skip ptxas in the static analysis"),
+                         cl::sub(evalCmd));
+cl::opt<std::string> shard("shard",
+                           cl::desc("Evaluate shard K of N (0 <= K < N)"),
+                           cl::value_desc("K/N"), cl::init("0/1"),
+                           cl::sub(evalCmd));
+cl::opt<unsigned> jobs("jobs", cl::desc("Static-analysis threads (default: "
+                                        "the CPU cores)"),
+                       cl::init(0), cl::sub(evalCmd));
+cl::opt<std::string> gpus("gpus",
+                          cl::desc("GPUs for ptxbench run: all, or 0,1,..."),
+                          cl::init("all"), cl::sub(evalCmd));
+cl::opt<double> runTimeout("timeout",
+                           cl::desc("Seconds a run may go without progress"),
+                           cl::init(60), cl::sub(evalCmd));
+
+int fail(const Twine &message) {
+  WithColor::error(errs(), "ptxbench eval") << message << "\n";
+  return 1;
+}
+
+int runEval() {
+  eval::SweepOptions options;
+  options.tasksDir = tasksDir;
+  options.arch = evalArch;
+  if (shapes != "dev" && shapes != "heldout" && shapes != "all")
+    return fail("--shapes expects dev, heldout or all, got '" + shapes + "'");
+  options.shapes = shapes;
+  options.staticOnly = staticOnly;
+  options.assemble = !noAssemble;
+  options.runTimeoutSeconds = runTimeout;
+  auto parsedShard = eval::parseShard(shard);
+  if (!parsedShard)
+    return fail(toString(parsedShard.takeError()));
+  options.shard = *parsedShard;
+  options.jobs = jobs ? unsigned(jobs)
+                      : std::max(1u, llvm::get_physical_cores() > 0
+                                         ? unsigned(get_physical_cores())
+                                         : 1u);
+  if (!staticOnly) {
+    auto resolved = eval::resolveGpus(gpus);
+    if (!resolved)
+      return fail(toString(resolved.takeError()));
+    options.gpus = *resolved;
+    // One run per GPU at a time, so threads beyond the GPUs only analyze.
+    options.jobs = std::max<unsigned>(options.jobs, options.gpus.size());
+  }
+  options.tool = sys::fs::getMainExecutable(nullptr, nullptr);
+  options.progress = &errs();
+  if (!sys::fs::is_directory(tasksDir))
+    return fail("tasks folder '" + tasksDir + "' does not exist");
+
+  auto samples = eval::scanSamples(samplesDir);
+  if (!samples)
+    return fail(toString(samples.takeError()));
+  auto store = eval::ResultsStore::open(dbPath);
+  if (!store)
+    return fail(toString(store.takeError()));
+  auto stats = eval::runSweep(**store, *samples, options);
+  if (!stats)
+    return fail(toString(stats.takeError()));
+  outs() << formatv("evaluated {0} of {1} samples in shard {2}/{3} ({4} "
+                    "already recorded, {5} reused an identical sample)",
+                    stats->evaluated, stats->inShard, options.shard.index,
+                    options.shard.count, stats->skipped, stats->reused);
+  for (auto &[status, count] : stats->byStatus)
+    outs() << "\n  " << status << ": " << count;
+  outs() << "\n";
+  return 0;
+}
+
+} // namespace
+
+cli::Command cli::evalCommand() { return {evalCmd, runEval}; }

@@ -1,0 +1,111 @@
+//===- FixitCommand.cpp - ptxbench fixit ----------------------------------===//
+//
+// `ptxbench fixit --db results.sqlite -o fixit.jsonl [--tasks DIR]
+//  [--max-per-task N] [--max-per-kind N]` writes supervised fine-tuning
+// records (docs/fixit.md) pairing wrong or fallback kernels with their
+// fixes, prints the distribution over tasks x failure kinds and writes it
+// beside the output as OUT-without-.jsonl + ".distribution.json".
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ptxbench/Eval/Fixit.h"
+#include "ptxbench/Eval/ResultsStore.h"
+#include "ptxbench/Eval/TaskSolutions.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace ptxbench;
+
+namespace {
+
+cl::SubCommand fixitCmd("fixit", "Fine-tuning records from wrong kernels "
+                                 "and their fixes");
+cl::opt<std::string> dbPath("db", cl::desc("The results store"),
+                            cl::value_desc("file"), cl::Required,
+                            cl::sub(fixitCmd));
+cl::opt<std::string> output("o", cl::desc("Output JSONL file"),
+                            cl::value_desc("file"), cl::Required,
+                            cl::sub(fixitCmd));
+cl::opt<std::string> tasksDir("tasks",
+                              cl::desc("The tasks folder (descriptions, "
+                                       "expert solutions)"),
+                              cl::value_desc("dir"), cl::init("tasks"),
+                              cl::sub(fixitCmd));
+cl::opt<unsigned> maxPerTask("max-per-task",
+                             cl::desc("At most N records per task (0: no "
+                                      "cap)"),
+                             cl::init(0), cl::sub(fixitCmd));
+cl::opt<unsigned> maxPerKind("max-per-kind",
+                             cl::desc("At most N records per failure kind "
+                                      "(0: no cap)"),
+                             cl::init(0), cl::sub(fixitCmd));
+
+int fail(const Twine &message) {
+  WithColor::error(errs(), "ptxbench fixit") << message << "\n";
+  return 1;
+}
+
+int runFixit() {
+  auto store = eval::ResultsStore::open(dbPath, /*create=*/false);
+  if (!store)
+    return fail(toString(store.takeError()));
+  auto records = (*store)->all();
+  if (!records)
+    return fail(toString(records.takeError()));
+  eval::FixitOptions options;
+  options.maxPerTask = maxPerTask;
+  options.maxPerKind = maxPerKind;
+  options.taskSummary = [](const eval::SampleRecord &r) {
+    return eval::taskSummary(tasksDir, r.key.task, r.arch);
+  };
+  options.expert = [](const eval::SampleRecord &r)
+      -> std::optional<eval::SampleRecord> {
+    auto expert = eval::expertSolution(tasksDir, r.key.task, r.arch);
+    if (!expert) {
+      WithColor::warning(errs(), "ptxbench fixit")
+          << toString(expert.takeError()) << "\n";
+      return std::nullopt;
+    }
+    return *expert;
+  };
+  eval::FixitResult result = eval::buildFixit(*records, options);
+
+  std::error_code ec;
+  raw_fd_ostream out(output, ec);
+  if (ec)
+    return fail("cannot write '" + output + "': " + ec.message());
+  for (const json::Value &record : result.records)
+    out << formatv("{0}", record) << "\n";
+  std::string statsPath = StringRef(output).ends_with(".jsonl")
+                              ? StringRef(output).drop_back(6).str()
+                              : std::string(output);
+  statsPath += ".distribution.json";
+  raw_fd_ostream stats(statsPath, ec);
+  if (ec)
+    return fail("cannot write '" + statsPath + "': " + ec.message());
+  json::Value distribution = result.distributionJSON();
+  stats << formatv("{0:2}", distribution) << "\n";
+
+  outs() << formatv("{0} records from {1} wrong samples ({2} without a fix, "
+                    "{3} duplicates, {4} over the task cap, {5} over the "
+                    "kind cap) -> {6}\n",
+                    result.records.size(), result.wrong, result.unpaired,
+                    result.duplicates, result.cappedByTask,
+                    result.cappedByKind, output);
+  for (auto &[cell, n] : result.distribution)
+    outs() << "  " << cell.first << " / " << cell.second << ": " << n
+           << "\n";
+  outs() << formatv("entropy over tasks x failure kinds: {0:f3} bits "
+                    "(distribution in {1})\n",
+                    result.entropy(), statsPath);
+  return 0;
+}
+
+} // namespace
+
+cli::Command cli::fixitCommand() { return {fixitCmd, runFixit}; }

@@ -1,0 +1,102 @@
+//===- ReportCommand.cpp - ptxbench report --------------------------------===//
+//
+// `ptxbench report --db results.sqlite [--format markdown|csv|html] [-o OUT]`
+// prints the sweep's tables per model x context x task x arch;
+// `--sample ID` (a row id or model/context/task/sample_id@turn) prints one
+// sample with its diagnostics inline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ptxbench/Eval/ReportTables.h"
+#include "ptxbench/Eval/ResultsStore.h"
+#include "ptxbench/Eval/SampleView.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace ptxbench;
+
+namespace {
+
+enum class Format { Markdown, CSV, HTML };
+
+cl::SubCommand reportCmd("report", "Tables of a results store, or one sample");
+cl::opt<std::string> dbPath("db", cl::desc("The results store"),
+                            cl::value_desc("file"), cl::Required,
+                            cl::sub(reportCmd));
+cl::opt<Format> format(
+    "format", cl::desc("Output format"), cl::init(Format::Markdown),
+    cl::values(clEnumValN(Format::Markdown, "markdown", "tables for papers"),
+               clEnumValN(Format::CSV, "csv", "one row per group"),
+               clEnumValN(Format::HTML, "html",
+                          "a self-contained page with SVG plots")),
+    cl::sub(reportCmd));
+cl::opt<std::string> sample("sample",
+                            cl::desc("Show one sample: a row id or "
+                                     "model/context/task/sample_id@turn"),
+                            cl::sub(reportCmd));
+cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),
+                            cl::value_desc("file"), cl::sub(reportCmd));
+
+int fail(const Twine &message) {
+  WithColor::error(errs(), "ptxbench report") << message << "\n";
+  return 1;
+}
+
+int runReport() {
+  auto store = eval::ResultsStore::open(dbPath, /*create=*/false);
+  if (!store)
+    return fail(toString(store.takeError()));
+  std::string errorMessage;
+  std::unique_ptr<ToolOutputFile> out =
+      mlir::openOutputFile(output, &errorMessage);
+  if (!out)
+    return fail(errorMessage);
+
+  if (!sample.empty()) {
+    Expected<std::optional<eval::SampleRecord>> record = std::nullopt;
+    int64_t id;
+    eval::SampleKey key;
+    if (!StringRef(sample).getAsInteger(10, id))
+      record = (*store)->byId(id);
+    else if (eval::SampleKey::parse(sample, key))
+      record = (*store)->get(key);
+    else
+      return fail("--sample expects a row id or "
+                  "model/context/task/sample_id@turn, got '" +
+                  sample + "'");
+    if (!record)
+      return fail(toString(record.takeError()));
+    if (!*record)
+      return fail("no sample '" + sample + "' in " + dbPath);
+    eval::printSample(**record, out->os());
+    out->keep();
+    return 0;
+  }
+
+  auto records = (*store)->all();
+  if (!records)
+    return fail(toString(records.takeError()));
+  std::vector<eval::GroupStats> groups = eval::summarize(*records);
+  switch (format) {
+  case Format::Markdown:
+    eval::printMarkdown(eval::reportTables(groups), out->os());
+    break;
+  case Format::CSV:
+    eval::printCSV(eval::flatTable(groups), out->os());
+    break;
+  case Format::HTML:
+    eval::printHTML(groups, eval::reportTables(groups), out->os());
+    break;
+  }
+  out->keep();
+  return 0;
+}
+
+} // namespace
+
+cli::Command cli::reportCommand() { return {reportCmd, runReport}; }
