@@ -273,21 +273,15 @@ LogicalResult Importer::parseVarDecl() {
     return failure();
   builder.setInsertionPointToEnd(currentBlock());
   do {
-    FailureOr<StringRef> name = parseName("a variable name");
-    if (failed(name))
-      return failure();
-    FailureOr<DenseI64ArrayAttr> dims = parseDims();
-    if (failed(dims))
-      return failure();
-    StringAttr init;
-    SmallVector<Attribute> refs;
-    if (consumeIf('=') && failed(parseInitializer(init, refs)))
+    Declarator d;
+    if (failed(parseDeclarator(d)))
       return failure();
     auto var = builder.create<VarOp>(loc(start), RefType::get(context),
                                      builder.getStringAttr(space),
                                      builder.getStringAttr(*decl),
-                                     builder.getStringAttr(*name), *dims, init);
-    declare(*name, var);
+                                     builder.getStringAttr(d.name), d.dims,
+                                     d.init);
+    declare(d.name, var);
   } while (consumeIf(','));
   return expect(';', "after a variable declaration");
 }

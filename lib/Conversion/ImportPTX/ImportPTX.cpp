@@ -363,6 +363,21 @@ FailureOr<DenseI64ArrayAttr> Importer::parseDims() {
   return builder.getDenseI64ArrayAttr(dims);
 }
 
+LogicalResult Importer::parseDeclarator(Declarator &d) {
+  d.nameTok = tok;
+  FailureOr<StringRef> name = parseName("a variable name");
+  if (failed(name))
+    return failure();
+  d.name = *name;
+  FailureOr<DenseI64ArrayAttr> dims = parseDims();
+  if (failed(dims))
+    return failure();
+  d.dims = *dims;
+  if (consumeIf('=') && failed(parseInitializer(d.init, d.refs)))
+    return failure();
+  return success();
+}
+
 LogicalResult Importer::parseInitializer(StringAttr &init,
                                          SmallVectorImpl<Attribute> &refs) {
   const char *begin = tok.text.data();
@@ -396,25 +411,17 @@ LogicalResult Importer::parseGlobal(StringRef linkage, Token start) {
   if (failed(decl))
     return failure();
   do {
-    Token nameTok = tok;
-    FailureOr<StringRef> name = parseName("a variable name");
-    if (failed(name))
+    Declarator d;
+    if (failed(parseDeclarator(d)))
       return failure();
-    FailureOr<DenseI64ArrayAttr> dims = parseDims();
-    if (failed(dims))
-      return failure();
-    StringAttr init;
-    SmallVector<Attribute> refs;
-    if (consumeIf('=') && failed(parseInitializer(init, refs)))
-      return failure();
-    if (symbols.count(*name))
-      return error(nameTok, "redefinition of '" + *name + "'");
+    if (symbols.count(d.name))
+      return error(d.nameTok, "redefinition of '" + d.name + "'");
     auto op = builder.create<GlobalOp>(
-        loc(start), builder.getStringAttr(*name),
+        loc(start), builder.getStringAttr(d.name),
         builder.getStringAttr(linkage), builder.getStringAttr(space),
-        builder.getStringAttr(*decl), *dims, init,
-        refs.empty() ? ArrayAttr() : builder.getArrayAttr(refs));
-    symbols[*name] = op;
+        builder.getStringAttr(*decl), d.dims, d.init,
+        d.refs.empty() ? ArrayAttr() : builder.getArrayAttr(d.refs));
+    symbols[d.name] = op;
   } while (consumeIf(','));
   return expect(';', "after a variable declaration");
 }

@@ -132,6 +132,15 @@ private:
   /// spaces (`.align 8 .b8`, `.u64 .ptr.global.align 16`).
   FailureOr<std::string> parseDeclWords(StringRef what);
   FailureOr<DenseI64ArrayAttr> parseDims();
+  /// One declarator of a variable declaration: `name[dims] = init`.
+  struct Declarator {
+    Token nameTok;
+    StringRef name;
+    DenseI64ArrayAttr dims;
+    StringAttr init;
+    SmallVector<Attribute> refs; // symbols the initializer names
+  };
+  LogicalResult parseDeclarator(Declarator &d);
   /// `= initializer` up to the end of the declarator, verbatim.
   LogicalResult parseInitializer(StringAttr &init,
                                  SmallVectorImpl<Attribute> &refs);
