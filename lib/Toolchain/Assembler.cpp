@@ -50,7 +50,7 @@ AssembledModule assembleWithPtxas(StringRef ptxas, StringRef ptx,
       result.errorLog = "cannot create a temporary file: " + ec.message();
       return result;
     }
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     for (StringRef path : {StringRef(input), StringRef(cubin), StringRef(log)})
       llvm::sys::fs::remove(path);
   });

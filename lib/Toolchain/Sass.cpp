@@ -99,7 +99,7 @@ ptxbench::toolchain::disassemble(llvm::ArrayRef<char> cubin,
     llvm::sys::fs::remove(input);
     return llvm::errorCodeToError(ec);
   }
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(input);
     llvm::sys::fs::remove(output);
   });
