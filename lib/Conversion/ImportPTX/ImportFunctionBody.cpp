@@ -168,7 +168,7 @@ LogicalResult Importer::parseBody(FuncOp func) {
   advance(); // '}'
   if (block) {
     builder.setInsertionPointToEnd(block);
-    builder.create<FallthroughOp>(func.getLoc(), ValueRange(), BlockRange());
+    FallthroughOp::create(builder, func.getLoc(), ValueRange(), BlockRange());
   }
   for (auto &entry : labels)
     if (!entry.second->getParent()) {
@@ -185,14 +185,14 @@ LogicalResult Importer::parseStatement() {
   if (tok.is('{')) {
     advance();
     builder.setInsertionPointToEnd(currentBlock());
-    builder.create<ScopeBeginOp>(loc(start));
+    ScopeBeginOp::create(builder, loc(start));
     scopes.emplace_back();
     return success();
   }
   if (tok.is('}')) {
     advance();
     builder.setInsertionPointToEnd(currentBlock());
-    builder.create<ScopeEndOp>(loc(start));
+    ScopeEndOp::create(builder, loc(start));
     scopes.pop_back();
     return success();
   }
@@ -214,7 +214,7 @@ LogicalResult Importer::parseStatement() {
     if (failed(values))
       return failure();
     builder.setInsertionPointToEnd(currentBlock());
-    builder.create<PragmaOp>(loc(start), builder.getStrArrayAttr(*values));
+    PragmaOp::create(builder, loc(start), builder.getStrArrayAttr(*values));
     return success();
   }
   if (word.starts_with("."))
@@ -250,14 +250,14 @@ LogicalResult Importer::parseRegDecl() {
       if (*count <= 0 || *count > (1 << 24))
         return error(start, "register count must be positive");
       SmallVector<Type> types(*count, RefType::get(context));
-      auto reg = builder.create<RegOp>(loc(start), types, declAttr,
-                                       builder.getStringAttr(*name),
-                                       builder.getI32IntegerAttr(*count));
+      auto reg = RegOp::create(builder, loc(start), types, declAttr,
+                               builder.getStringAttr(*name),
+                               builder.getI32IntegerAttr(*count));
       scopes.back().ranges[*name] = reg;
     } else {
-      auto reg = builder.create<RegOp>(
-          loc(start), TypeRange{RefType::get(context)}, declAttr,
-          builder.getStringAttr(*name), IntegerAttr());
+      auto reg =
+          RegOp::create(builder, loc(start), TypeRange{RefType::get(context)},
+                        declAttr, builder.getStringAttr(*name), IntegerAttr());
       declare(*name, reg.getResult(0));
     }
   } while (consumeIf(','));
@@ -276,11 +276,10 @@ LogicalResult Importer::parseVarDecl() {
     Declarator d;
     if (failed(parseDeclarator(d)))
       return failure();
-    auto var = builder.create<VarOp>(loc(start), RefType::get(context),
-                                     builder.getStringAttr(space),
-                                     builder.getStringAttr(*decl),
-                                     builder.getStringAttr(d.name), d.dims,
-                                     d.init);
+    auto var = VarOp::create(builder, loc(start), RefType::get(context),
+                             builder.getStringAttr(space),
+                             builder.getStringAttr(*decl),
+                             builder.getStringAttr(d.name), d.dims, d.init);
     declare(d.name, var);
   } while (consumeIf(','));
   return expect(';', "after a variable declaration");
@@ -310,10 +309,10 @@ LogicalResult Importer::parseLoc() {
     rest = StringRef(begin, end - begin);
   }
   builder.setInsertionPointToEnd(currentBlock());
-  builder.create<LocOp>(loc(start), builder.getI32IntegerAttr(*file),
-                        builder.getI32IntegerAttr(*line),
-                        builder.getI32IntegerAttr(*column),
-                        builder.getStringAttr(rest));
+  LocOp::create(builder, loc(start), builder.getI32IntegerAttr(*file),
+                builder.getI32IntegerAttr(*line),
+                builder.getI32IntegerAttr(*column),
+                builder.getStringAttr(rest));
   if (StringAttr path = files.lookup(*file))
     sourceLoc = FileLineColLoc::get(path, *line, *column);
   else
@@ -347,12 +346,12 @@ LogicalResult Importer::parseLabelOrNamedDirective() {
     } while (consumeIf(','));
     builder.setInsertionPointToEnd(currentBlock());
     if (branch) {
-      builder.create<BranchTargetsOp>(loc(start), name,
-                                      builder.getStrArrayAttr(targets));
+      BranchTargetsOp::create(builder, loc(start), name,
+                              builder.getStrArrayAttr(targets));
       branchTables[name] = targets;
     } else {
-      builder.create<CallTargetsOp>(loc(start), name,
-                                    builder.getArrayAttr(callees));
+      CallTargetsOp::create(builder, loc(start), name,
+                            builder.getArrayAttr(callees));
     }
     scopes.back().identifiers.insert(name);
     return expect(';', "after a target list");
@@ -366,8 +365,9 @@ LogicalResult Importer::parseLabelOrNamedDirective() {
       advance();
     }
     builder.setInsertionPointToEnd(currentBlock());
-    builder.create<CallPrototypeOp>(
-        loc(start), name, builder.getStringAttr(StringRef(begin, end - begin)));
+    CallPrototypeOp::create(
+        builder, loc(start), name,
+        builder.getStringAttr(StringRef(begin, end - begin)));
     scopes.back().identifiers.insert(name);
     return expect(';', "after .callprototype");
   }
@@ -377,12 +377,13 @@ LogicalResult Importer::parseLabelOrNamedDirective() {
     return error(start, "redefinition of label '" + name + "'");
   if (block) {
     builder.setInsertionPointToEnd(block);
-    builder.create<FallthroughOp>(loc(start), ValueRange(), BlockRange{target});
+    FallthroughOp::create(builder, loc(start), ValueRange(),
+                          BlockRange{target});
   }
   body->push_back(target);
   block = target;
   builder.setInsertionPointToEnd(block);
-  builder.create<LabelOp>(loc(start), name);
+  LabelOp::create(builder, loc(start), name);
   return success();
 }
 
@@ -581,8 +582,8 @@ LogicalResult Importer::parseBranch(const Token &start, StringRef opcode,
   if (fallthrough)
     dests.push_back(fallthrough);
   builder.setInsertionPointToEnd(currentBlock());
-  builder.create<BraOp>(
-      instructionLoc(start), guard, negated, opcode, ValueRange(),
+  BraOp::create(
+      builder, instructionLoc(start), guard, negated, opcode, ValueRange(),
       builder.getArrayAttr({LabelOperandAttr::get(context, 0)}), dests);
   block = fallthrough;
   if (fallthrough)
@@ -609,8 +610,8 @@ LogicalResult Importer::parseBranchIndex(const Token &start, StringRef opcode,
   if (fallthrough)
     dests.push_back(fallthrough);
   builder.setInsertionPointToEnd(currentBlock());
-  builder.create<BrxOp>(instructionLoc(start), guard, negated, opcode, refs,
-                        builder.getArrayAttr(*args), dests);
+  BrxOp::create(builder, instructionLoc(start), guard, negated, opcode, refs,
+                builder.getArrayAttr(*args), dests);
   block = fallthrough;
   if (fallthrough)
     body->push_back(fallthrough);
@@ -659,7 +660,7 @@ LogicalResult Importer::parseInstruction() {
   builder.setInsertionPointToEnd(currentBlock());
   auto build = [&](auto tag) {
     using OpTy = decltype(tag);
-    builder.create<OpTy>(opLoc, guard, negated, opcodeAttr, refs, argsAttr);
+    OpTy::create(builder, opLoc, guard, negated, opcodeAttr, refs, argsAttr);
   };
   switch (info->kind) {
   case isa::OpKind::Generic:
@@ -697,8 +698,8 @@ LogicalResult Importer::parseInstruction() {
     SmallVector<Block *, 1> dests;
     if (fallthrough)
       dests.push_back(fallthrough);
-    builder.create<RetOp>(opLoc, guard, negated, opcodeAttr, refs, argsAttr,
-                          dests);
+    RetOp::create(builder, opLoc, guard, negated, opcodeAttr, refs, argsAttr,
+                  dests);
     block = fallthrough;
     if (fallthrough)
       body->push_back(fallthrough);

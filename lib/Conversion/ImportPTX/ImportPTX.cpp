@@ -57,8 +57,8 @@ void Importer::prescanFiles(StringRef buffer) {
     rest = rest.ltrim(" \t");
     if (!rest.consume_front("\""))
       continue;
-    files[index] = builder.getStringAttr(
-        rest.take_until([](char c) { return c == '"'; }));
+    files[index] =
+        builder.getStringAttr(rest.take_until([](char c) { return c == '"'; }));
   }
 }
 
@@ -138,7 +138,7 @@ LogicalResult Importer::parseHeader() {
   if (target.empty())
     return error("expected .target after .version, found " + describe(tok));
   module =
-      builder.create<ptx::ModuleOp>(loc(start), version, target, addressSize);
+      ptx::ModuleOp::create(builder, loc(start), version, target, addressSize);
   moduleOwner = module;
   module.setSourceAttr(fileName);
   return success();
@@ -173,8 +173,8 @@ LogicalResult Importer::parseModuleItem() {
     FailureOr<SmallVector<StringRef>> values = parsePragmaStrings();
     if (failed(values))
       return failure();
-    builder.create<ModulePragmaOp>(loc(start),
-                                   builder.getStrArrayAttr(*values));
+    ModulePragmaOp::create(builder, loc(start),
+                           builder.getStrArrayAttr(*values));
     return success();
   }
   StringRef linkage;
@@ -231,8 +231,8 @@ LogicalResult Importer::parseFile() {
   }
   StringAttr pathAttr = builder.getStringAttr(path);
   files[*index] = pathAttr;
-  builder.create<FileOp>(loc(start), builder.getI32IntegerAttr(*index),
-                         pathAttr, timestamp, size);
+  FileOp::create(builder, loc(start), builder.getI32IntegerAttr(*index),
+                 pathAttr, timestamp, size);
   return success();
 }
 
@@ -274,8 +274,8 @@ LogicalResult Importer::parseSection() {
   }
   if (depth != 0)
     return error(start, "unterminated .section " + name);
-  builder.create<SectionOp>(loc(start), builder.getStringAttr(name),
-                            builder.getStringAttr(StringRef(open, cur - open)));
+  SectionOp::create(builder, loc(start), builder.getStringAttr(name),
+                    builder.getStringAttr(StringRef(open, cur - open)));
   lexer.skipTo(cur + 1);
   advance();
   return success();
@@ -299,8 +299,8 @@ LogicalResult Importer::parseAlias() {
     demoteToPrototype(proto);
   else if (symbols.count(*alias))
     return error(start, "redefinition of '" + *alias + "'");
-  auto op = builder.create<AliasOp>(loc(start), builder.getStringAttr(*alias),
-                                    FlatSymbolRefAttr::get(context, *aliasee));
+  auto op = AliasOp::create(builder, loc(start), builder.getStringAttr(*alias),
+                            FlatSymbolRefAttr::get(context, *aliasee));
   symbols[*alias] = op;
   return expect(';', "after .alias");
 }
@@ -416,8 +416,8 @@ LogicalResult Importer::parseGlobal(StringRef linkage, Token start) {
       return failure();
     if (symbols.count(d.name))
       return error(d.nameTok, "redefinition of '" + d.name + "'");
-    auto op = builder.create<GlobalOp>(
-        loc(start), builder.getStringAttr(d.name),
+    auto op = GlobalOp::create(
+        builder, loc(start), builder.getStringAttr(d.name),
         builder.getStringAttr(linkage), builder.getStringAttr(space),
         builder.getStringAttr(*decl), d.dims, d.init,
         d.refs.empty() ? ArrayAttr() : builder.getArrayAttr(d.refs));
@@ -497,10 +497,11 @@ FailureOr<ArrayAttr> Importer::parsePerfDirectives() {
 void Importer::demoteToPrototype(FuncOp func) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(func);
-  auto proto = builder.create<PrototypeOp>(
-      func.getLoc(), FlatSymbolRefAttr::get(context, func.getSymName()),
-      func.getEntryAttr(), func.getLinkageAttr(), func.getResultsAttr(),
-      func.getParamsAttr(), func.getDirectivesAttr());
+  auto proto = PrototypeOp::create(
+      builder, func.getLoc(),
+      FlatSymbolRefAttr::get(context, func.getSymName()), func.getEntryAttr(),
+      func.getLinkageAttr(), func.getResultsAttr(), func.getParamsAttr(),
+      func.getDirectivesAttr());
   proto->setDiscardableAttrs(func->getDiscardableAttrDictionary());
   func.erase();
 }
@@ -540,10 +541,9 @@ LogicalResult Importer::parseFunction(StringRef linkage, Token start) {
       return error(nameTok, "redefinition of '" + *name + "'");
     demoteToPrototype(prevFunc);
   }
-  auto func =
-      builder.create<FuncOp>(loc(start), builder.getStringAttr(*name), isEntry,
-                             builder.getStringAttr(linkage), results, params,
-                             *directives, LocationAttr());
+  auto func = FuncOp::create(builder, loc(start), builder.getStringAttr(*name),
+                             isEntry, builder.getStringAttr(linkage), results,
+                             params, *directives, LocationAttr());
   symbols[*name] = func;
   if (!hasBody) {
     if (failed(expect(';', "or '{' after the function signature")))

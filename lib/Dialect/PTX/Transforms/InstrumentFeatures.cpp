@@ -60,8 +60,8 @@ public:
 
   void inst(StringRef opcode, ArrayRef<Attribute> args, ValueRange refs,
             Value guard = {}, bool negated = false) {
-    b.create<InstOp>(loc, guard, negated, b.getStringAttr(opcode), refs,
-                     b.getArrayAttr(args));
+    InstOp::create(b, loc, guard, negated, b.getStringAttr(opcode), refs,
+                   b.getArrayAttr(args));
   }
 
 private:
@@ -71,7 +71,7 @@ private:
 
 /// The registers one function's instrumentation uses.
 struct Registers {
-  Value r[6]; // .b32
+  Value r[6];        // .b32
   Value base, count; // .b64: counter array address, the count to add
   Value pred;
 };
@@ -80,17 +80,17 @@ Registers declareRegisters(OpBuilder &b, Location loc) {
   MLIRContext *ctx = b.getContext();
   Registers regs;
   SmallVector<Type> b32(6, RefType::get(ctx)), b64(2, RefType::get(ctx));
-  auto r = b.create<RegOp>(loc, b32, b.getStringAttr(".b32"),
-                           b.getStringAttr("%__pbr"), b.getI32IntegerAttr(6));
+  auto r = RegOp::create(b, loc, b32, b.getStringAttr(".b32"),
+                         b.getStringAttr("%__pbr"), b.getI32IntegerAttr(6));
   for (unsigned i = 0; i < 6; ++i)
     regs.r[i] = r.getResult(i);
-  auto d = b.create<RegOp>(loc, b64, b.getStringAttr(".b64"),
-                           b.getStringAttr("%__pbd"), b.getI32IntegerAttr(2));
+  auto d = RegOp::create(b, loc, b64, b.getStringAttr(".b64"),
+                         b.getStringAttr("%__pbd"), b.getI32IntegerAttr(2));
   regs.base = d.getResult(0);
   regs.count = d.getResult(1);
-  auto p = b.create<RegOp>(loc, TypeRange{RefType::get(ctx)},
-                           b.getStringAttr(".pred"), b.getStringAttr("%__pbp"),
-                           IntegerAttr());
+  auto p = RegOp::create(b, loc, TypeRange{RefType::get(ctx)},
+                         b.getStringAttr(".pred"), b.getStringAttr("%__pbp"),
+                         IntegerAttr());
   regs.pred = p.getResult(0);
   return regs;
 }
@@ -144,16 +144,15 @@ void InstrumentFeaturesPass::runOnOperation() {
   {
     unsigned major = 0, minor = 0;
     auto [majorText, minorText] = module.getVersion().split('.');
-    if (majorText.getAsInteger(10, major) || minorText.getAsInteger(10, minor) ||
-        major * 10 + minor < 62) {
+    if (majorText.getAsInteger(10, major) ||
+        minorText.getAsInteger(10, minor) || major * 10 + minor < 62) {
       emitError(module.getLoc(), "feature counting needs PTX ISA 6.2 or "
                                  "newer (activemask); the module is .version ")
           << module.getVersion();
       return signalPassFailure();
     }
     if (module.getAddressSize() && *module.getAddressSize() != 64) {
-      emitError(module.getLoc(),
-                "feature counting needs .address_size 64");
+      emitError(module.getLoc(), "feature counting needs .address_size 64");
       return signalPassFailure();
     }
   }
@@ -200,10 +199,10 @@ void InstrumentFeaturesPass::runOnOperation() {
       b.setInsertionPoint(first);
     else
       b.setInsertionPointToEnd(module.getBody());
-    b.create<GlobalOp>(module.getLoc(), b.getStringAttr(counterGlobalName),
-                       b.getStringAttr(""), b.getStringAttr(".global"),
-                       b.getStringAttr(".align 8 .u64"), DenseI64ArrayAttr(),
-                       StringAttr(), ArrayAttr());
+    GlobalOp::create(b, module.getLoc(), b.getStringAttr(counterGlobalName),
+                     b.getStringAttr(""), b.getStringAttr(".global"),
+                     b.getStringAttr(".align 8 .u64"), DenseI64ArrayAttr(),
+                     StringAttr(), ArrayAttr());
   }
 
   for (auto &[func, points] : work) {
