@@ -63,7 +63,7 @@ python3 - "$OUT" <<'PY' | tee "$OUT/table.txt"
 import json, os, sys
 out = sys.argv[1]
 bad = 0
-print(f"{'task':24} {'solution':20} {'expected':14} {'got':14} {'ok':3} {'wall_s':>6}  per workload: status median_ms TFLOP/s [cuBLASLt ms TFLOP/s]")
+print(f"{'task':24} {'solution':20} {'expected':14} {'got':14} {'ok':3} {'wall_s':>6}  per workload: status median_ms TFLOP/s GB/s SOL [cuBLASLt ms TFLOP/s]")
 for line in open(os.path.join(out, "runs.txt")):
     label, expected, rc, wall = line.split()
     task, sol = label.split("__", 1)
@@ -75,7 +75,9 @@ for line in open(os.path.join(out, "runs.txt")):
         for w in r.get("workloads", []):
             s = f"{w['workload']}={w['status']}"
             if "time" in w:
-                s += f" {w['time']['median_ms']:.3f}ms {w.get('tflops', 0):.0f}TF"
+                s += f" {w['time']['median_ms']:.3f}ms {w.get('tflops', 0):.0f}TF {w.get('gbps', 0):.0f}GB/s"
+                if "sol_fraction" in w:
+                    s += f" SOL {100 * w['sol_fraction']:.0f}%"
             if "baseline_time" in w:
                 bms = w["baseline_time"]["median_ms"]
                 s += f" [lt {bms:.3f}ms {w['flops'] / (bms * 1e-3) * 1e-12:.0f}TF]"

@@ -1,6 +1,7 @@
 //===- BuiltinKernels.h - The harness's own CUDA kernels --------*- C++ -*-===//
 //
-// Input generation, output poisoning and the fp32 reference GEMM, compiled
+// Input generation, output poisoning and the fp32 references (GEMM,
+// rmsnorm), compiled
 // with NVRTC at run time. Self-contained (no headers) so NVRTC needs no
 // include path.
 //
@@ -121,6 +122,29 @@ ptxbench_gemm_ref(const void *A, const void *B, float *C, int M, int N, int K,
       int r = row0 + ty + 16 * i, c = col0 + tx + 16 * j;
       if (r < M && c < N) C[(u64)r * N + c] = acc[i][j];
     }
+}
+// rmsnorm: Y[T,H] (fp32) = X / sqrt(mean(X^2, row) + eps) * W, one block of
+// 256 threads per row, fp32 (double for the sum of squares) accumulation.
+extern "C" __global__ void __launch_bounds__(256)
+ptxbench_rmsnorm_ref(const void *X, const void *W, float *Y, int T, int H,
+                     float eps, int dtX, int dtW) {
+  __shared__ double part[256];
+  int row = blockIdx.x;
+  if (row >= T) return;
+  double ss = 0;
+  for (int i = threadIdx.x; i < H; i += 256) {
+    float v = loadElem(X, (u64)row * H + i, dtX);
+    ss += (double)v * v;
+  }
+  part[threadIdx.x] = ss;
+  __syncthreads();
+  for (int s = 128; s > 0; s >>= 1) {
+    if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];
+    __syncthreads();
+  }
+  float inv = (float)(1.0 / sqrt(part[0] / H + (double)eps));
+  for (int i = threadIdx.x; i < H; i += 256)
+    Y[(u64)row * H + i] = loadElem(X, (u64)row * H + i, dtX) * inv * loadElem(W, i, dtW);
 }
 )cuda";
 

@@ -145,7 +145,7 @@ public:
   std::string name;
   int ccMajor = 0, ccMinor = 0, l2Bytes = 0, smCount = 0;
   CUmodule builtins = nullptr;
-  CUfunction initFn = nullptr, refFn = nullptr;
+  CUfunction initFn = nullptr, refFn = nullptr, rmsnormFn = nullptr;
   DeviceBuffer flush;
   cublasLtHandle_t ltHandle = nullptr;
   DeviceBuffer ltWorkspace;
@@ -264,6 +264,8 @@ MaybeFail Gpu::init() {
             Status::HarnessError, "ptxbench_init"));
   TRY(check(d.cuModuleGetFunction(&refFn, builtins, "ptxbench_gemm_ref"),
             Status::HarnessError, "ptxbench_gemm_ref"));
+  TRY(check(d.cuModuleGetFunction(&rmsnormFn, builtins, "ptxbench_rmsnorm_ref"),
+            Status::HarnessError, "ptxbench_rmsnorm_ref"));
   // Overwriting twice the L2 evicts the submission's data between samples.
   TRY(alloc(flush, size_t(std::max(l2Bytes, 1 << 20)) * 2));
   return std::nullopt;
@@ -505,6 +507,19 @@ MaybeFail WorkloadRunner::allocate() {
                          " (global strides must be multiples of 16 bytes)"};
     bufs.maps.push_back(map);
   }
+  if (task.reference == "rmsnorm") {
+    // x [T, H], w [H], y [T, H]: M = T rows, N = H columns.
+    a = task.tensorIndex(task.operands.lookup("x"));
+    b = task.tensorIndex(task.operands.lookup("w"));
+    c = task.tensorIndex(task.operands.lookup("y"));
+    M = bufs.shapes[a][0];
+    N = bufs.shapes[a][1];
+    if (bufs.shapes[b][0] != N || bufs.shapes[c][0] != M ||
+        bufs.shapes[c][1] != N)
+      return Failure{Status::HarnessError, "rmsnorm operand shapes disagree"};
+    TRY(gpu.alloc(bufs.ref, size_t(M) * N * 4));
+    return std::nullopt;
+  }
   a = task.tensorIndex(task.operands.lookup("a"));
   b = task.tensorIndex(task.operands.lookup("b"));
   c = task.tensorIndex(task.operands.lookup("c"));
@@ -633,6 +648,20 @@ MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
 }
 
 MaybeFail WorkloadRunner::runReference() {
+  if (task.reference == "rmsnorm") {
+    int t = M, h = N, dtX = int(task.tensors[a].dtype),
+        dtW = int(task.tensors[b].dtype);
+    float eps = float(task.eps);
+    void *px = reinterpret_cast<void *>(bufs.tensors[a].ptr);
+    void *pw = reinterpret_cast<void *>(bufs.tensors[b].ptr);
+    void *py = reinterpret_cast<void *>(bufs.ref.ptr);
+    void *args[] = {&px, &pw, &py, &t, &h, &eps, &dtX, &dtW};
+    TRY(gpu.check(d.cuLaunchKernel(gpu.rmsnormFn, unsigned(M), 1, 1, 256, 1, 1,
+                                   0, gpu.stream, args, nullptr),
+                  Status::HarnessError, "running the reference"));
+    return gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
+                     "running the reference");
+  }
   int m = M, n = N, k = K, dtA = int(task.tensors[a].dtype),
       dtB = int(task.tensors[b].dtype), transB = task.bTransposed;
   void *pa = reinterpret_cast<void *>(bufs.tensors[a].ptr);

@@ -392,41 +392,77 @@ Expected<Task> TaskReader::read(const json::Value &root) {
   auto ref = string(o, "reference", "(top)");
   if (!ref)
     return ref.takeError();
-  if (*ref != "gemm")
-    return fail("reference",
-                "unknown built-in reference \"" + *ref + "\" (known: gemm)");
+  if (*ref != "gemm" && *ref != "rmsnorm")
+    return fail("reference", "unknown built-in reference \"" + *ref +
+                                 "\" (known: gemm, rmsnorm)");
   task.reference = *ref;
+  bool isGemm = *ref == "gemm";
   auto base = string(o, "baseline", "(top)", false, "none");
   if (!base)
     return base.takeError();
   if (*base != "cublaslt_gemm" && *base != "none")
     return fail("baseline", "unknown baseline \"" + *base +
                                 "\" (known: cublaslt_gemm, none)");
+  if (!isGemm && *base != "none")
+    return fail("baseline", "the " + *ref +
+                                " reference has no library baseline "
+                                "(use \"none\")");
   task.baseline = *base;
   const json::Object *ops = o.getObject("operands");
   if (!ops)
-    return fail("operands", "expected an object naming the reference's "
-                            "tensors (a, b, c)");
-  if (Error err = unknownKeys(*ops, "operands", {"a", "b", "c", "b_layout"}))
-    return std::move(err);
-  auto bLayout = string(*ops, "b_layout", "operands", false, "kn");
-  if (!bLayout)
-    return bLayout.takeError();
-  if (*bLayout != "kn" && *bLayout != "nk")
-    return fail("operands.b_layout", "expected \"kn\" (B is [K, N], C = A*B) "
-                                     "or \"nk\" (B is [N, K], C = A*B^T), "
-                                     "got \"" +
-                                         *bLayout + "\"");
-  task.bTransposed = *bLayout == "nk";
-  for (StringRef role : {"a", "b", "c"}) {
+    return fail("operands",
+                isGemm ? "expected an object naming the reference's tensors "
+                         "(a, b, c)"
+                       : "expected an object naming the reference's tensors "
+                         "(x, w, y)");
+  if (isGemm) {
+    if (Error err = unknownKeys(*ops, "operands", {"a", "b", "c", "b_layout"}))
+      return std::move(err);
+    auto bLayout = string(*ops, "b_layout", "operands", false, "kn");
+    if (!bLayout)
+      return bLayout.takeError();
+    if (*bLayout != "kn" && *bLayout != "nk")
+      return fail("operands.b_layout",
+                  "expected \"kn\" (B is [K, N], C = A*B) "
+                  "or \"nk\" (B is [N, K], C = A*B^T), "
+                  "got \"" +
+                      *bLayout + "\"");
+    task.bTransposed = *bLayout == "nk";
+  } else {
+    // rmsnorm: y[T, H] = x / sqrt(mean(x^2) + eps) * w, w of shape [H].
+    if (Error err = unknownKeys(*ops, "operands", {"x", "w", "y", "eps"}))
+      return std::move(err);
+    auto eps = number(*ops, "eps", "operands", 1e-6);
+    if (!eps)
+      return eps.takeError();
+    if (!(*eps > 0))
+      return fail("operands.eps", "expected a positive number");
+    task.eps = *eps;
+  }
+  std::vector<StringRef> roles;
+  if (isGemm)
+    roles = {"a", "b", "c"};
+  else
+    roles = {"x", "w", "y"};
+  for (StringRef role : roles) {
     auto s = string(*ops, role, "operands");
     if (!s)
       return s.takeError();
     int t = task.tensorIndex(*s);
     if (t < 0)
       return fail("operands." + role, "unknown tensor \"" + *s + "\"");
-    if (task.tensors[t].shape.size() != 2)
+    unsigned rank = task.tensors[t].shape.size();
+    if (isGemm && rank != 2)
       return fail("operands." + role, "gemm operands are matrices (rank 2)");
+    if (!isGemm && rank != (role == "w" ? 1u : 2u))
+      return fail("operands." + role,
+                  role == "w" ? "the rmsnorm weight is a vector [H] (rank 1)"
+                              : "rmsnorm's x and y are [T, H] (rank 2)");
+    bool output = task.tensors[t].role == Role::Output;
+    if (output != (role == "c" || role == "y"))
+      return fail("operands." + role,
+                  "tensor \"" + *s + "\" has the wrong role (" +
+                      (output ? "output" : "input") + ")");
     task.operands[role] = *s;
   }
   for (auto [key, map] :

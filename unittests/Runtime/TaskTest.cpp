@@ -165,12 +165,14 @@ TEST(TaskTest, Errors) {
             "task.json: flops: unknown parameter \"L\"");
   EXPECT_EQ(errorWith({"reference"}, "conv"),
             "task.json: reference: unknown built-in reference \"conv\" "
-            "(known: gemm)");
+            "(known: gemm, rmsnorm)");
   EXPECT_EQ(errorWith({"baseline"}, "cudnn"),
             "task.json: baseline: unknown baseline \"cudnn\" (known: "
             "cublaslt_gemm, none)");
   EXPECT_EQ(errorWith({"operands", "b"}, "D"),
             "task.json: operands.b: unknown tensor \"D\"");
+  EXPECT_EQ(errorWith({"operands", "c"}, "A"),
+            "task.json: operands.c: tensor \"A\" has the wrong role (input)");
   EXPECT_EQ(errorWith({"operands", "b_layout"}, "kk"),
             "task.json: operands.b_layout: expected \"kn\" (B is [K, N], C = "
             "A*B) or \"nk\" (B is [N, K], C = A*B^T), got \"kk\"");
@@ -204,6 +206,78 @@ TEST(TaskTest, TransposedB) {
   auto shape = t->shapeOf(1, t->dev[0].params);
   ASSERT_TRUE(!!shape);
   EXPECT_EQ(*shape, (std::vector<int64_t>{512, 128}));
+}
+
+const char *rmsnormTask = R"json({
+  "name": "rmsnorm",
+  "params": ["T", "H"],
+  "tensors": [
+    {"name": "x", "dtype": "bf16", "shape": ["T", "H"], "role": "input"},
+    {"name": "w", "dtype": "bf16", "shape": ["H"], "role": "input"},
+    {"name": "y", "dtype": "bf16", "shape": ["T", "H"], "role": "output"}
+  ],
+  "workloads": {"dev": [{"T": 8, "H": 64}], "heldout": [{"T": 3, "H": 64}]},
+  "check": {"rel_l2": 0.005},
+  "flops": "3*T*H",
+  "bytes": "2*(2*T*H + H)",
+  "reference": "rmsnorm",
+  "baseline": "none",
+  "operands": {"x": "x", "w": "w", "y": "y", "eps": 1e-5},
+  "features": {"sm_90a": ["bulk_copy", "mbarrier_tx"]}
+})json";
+
+/// The error of loading rmsnormTask with top-level `key` set to `value`
+/// (or operands.`key` when `inOperands`).
+std::string rmsnormErrorWith(llvm::StringRef key, llvm::json::Value value,
+                             bool inOperands = true) {
+  auto root = llvm::json::parse(rmsnormTask);
+  EXPECT_TRUE(!!root);
+  llvm::json::Object *o = root->getAsObject();
+  if (inOperands)
+    o = o->getObject("operands");
+  if (value.kind() == llvm::json::Value::Null)
+    o->erase(key);
+  else
+    (*o)[key] = std::move(value);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << *root;
+  auto task = parseTask(text, "task.json");
+  if (task)
+    return "loaded";
+  return llvm::toString(task.takeError());
+}
+
+TEST(TaskTest, RmsnormReference) {
+  auto t = parseTask(rmsnormTask, "task.json");
+  ASSERT_TRUE(!!t) << llvm::toString(t.takeError());
+  EXPECT_EQ(t->reference, "rmsnorm");
+  EXPECT_EQ(t->baseline, "none");
+  EXPECT_EQ(t->operands.lookup("x"), "x");
+  EXPECT_EQ(t->operands.lookup("w"), "w");
+  EXPECT_EQ(t->operands.lookup("y"), "y");
+  EXPECT_DOUBLE_EQ(t->eps, 1e-5);
+  EXPECT_EQ(*t->bytes.evaluate(t->dev[0].params), 2 * (2 * 8 * 64 + 64));
+  // eps defaults to 1e-6.
+  EXPECT_EQ(rmsnormErrorWith("eps", nullptr), "loaded");
+  EXPECT_EQ(rmsnormErrorWith("eps", 0),
+            "task.json: operands.eps: expected a positive number");
+  EXPECT_EQ(rmsnormErrorWith("eps", "small"),
+            "task.json: operands.eps: expected a number");
+  EXPECT_EQ(rmsnormErrorWith("a", "x"),
+            "task.json: operands: unknown key \"a\" (known: x, w, y, eps)");
+  EXPECT_EQ(rmsnormErrorWith("w", "x"),
+            "task.json: operands.w: the rmsnorm weight is a vector [H] "
+            "(rank 1)");
+  EXPECT_EQ(rmsnormErrorWith("x", "w"),
+            "task.json: operands.x: rmsnorm's x and y are [T, H] (rank 2)");
+  EXPECT_EQ(rmsnormErrorWith("y", "x"),
+            "task.json: operands.y: tensor \"x\" has the wrong role (input)");
+  EXPECT_EQ(rmsnormErrorWith("y", nullptr),
+            "task.json: operands: missing \"y\"");
+  EXPECT_EQ(rmsnormErrorWith("baseline", "cublaslt_gemm", false),
+            "task.json: baseline: the rmsnorm reference has no library "
+            "baseline (use \"none\")");
 }
 
 TEST(TaskTest, MissingFile) {

@@ -67,14 +67,18 @@ struct Task {
   std::optional<double> relL2;
   unsigned trials = 1;
   Expr flops, bytes;
-  /// Built-in reference (e.g. "gemm") and baseline (e.g. "cublaslt_gemm"),
-  /// each over tensors named in `operands` (a, b, c).
+  /// Built-in reference ("gemm" or "rmsnorm") and baseline (e.g.
+  /// "cublaslt_gemm", or "none"), each over tensors named in `operands`:
+  /// a, b, c for gemm; x, w, y for rmsnorm (y[T,H] = x / sqrt(mean(x^2) +
+  /// eps) * w, w of shape [H]).
   std::string reference, baseline;
   llvm::StringMap<std::string> operands;
   /// The layout of operand b: false = [K, N] (C = A*B), true = [N, K]
   /// (C = A*B^T, "operands": {"b_layout": "nk"}), the usual layout of a
   /// model layer's weight.
   bool bTransposed = false;
+  /// rmsnorm's epsilon ("operands": {"eps": 1e-6}).
+  double eps = 1e-6;
   /// Requested feature families per architecture (e.g. sm_90a).
   std::map<std::string, std::vector<std::string>> features;
   /// Families a good solution may also use (e.g. setmaxnreg), per
