@@ -37,6 +37,12 @@ if ! command -v nvdisasm >/dev/null &&
     echo "setup: note: could not install nvdisasm; SASS checks will be skipped"
 fi
 
+# Headless Chromium renders the HTML report in test/Eval/report-screenshot.test;
+# it is about 350 MB with its dependencies, so it is not installed here.
+if ! command -v chromium >/dev/null; then
+  echo "setup: note: chromium not found; the HTML screenshot test will be unsupported (apt-get install chromium)"
+fi
+
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "$@"

@@ -36,6 +36,13 @@ std::string escape(llvm::StringRef text) {
   return out;
 }
 
+size_t longest(const std::vector<std::string> &labels) {
+  size_t n = 0;
+  for (const std::string &l : labels)
+    n = std::max(n, l.size());
+  return n;
+}
+
 /// A grouped bar chart: one cluster per category, one bar per series,
 /// values in [0, maxValue].
 void barChart(llvm::raw_ostream &os, llvm::StringRef title,
@@ -43,8 +50,10 @@ void barChart(llvm::raw_ostream &os, llvm::StringRef title,
               const std::vector<std::string> &series,
               const std::vector<std::vector<double>> &values, double maxValue,
               bool percent) {
-  const double w = 640, h = 260, left = 50, bottom = 60, top = 30;
-  double plotW = w - left - 150, plotH = h - top - bottom;
+  const double h = 260, left = 50, bottom = 60, top = 30;
+  double plotW = 440, plotH = h - top - bottom;
+  // Wide enough for the longest legend label (about 7px a character).
+  double w = left + plotW + 24 + 7 * longest(series) + 10;
   os << formatv("<figure><svg xmlns='http://www.w3.org/2000/svg' "
                 "width='{0}' height='{1}' role='img'>",
                 w, h);
@@ -92,8 +101,12 @@ void barChart(llvm::raw_ostream &os, llvm::StringRef title,
 void fastPChart(llvm::raw_ostream &os,
                 const std::vector<std::pair<std::string,
                                             std::vector<double>>> &lines) {
-  const double w = 640, h = 260, left = 50, bottom = 40, top = 30;
-  double plotW = w - left - 200, plotH = h - top - bottom;
+  const double h = 260, left = 50, bottom = 40, top = 30;
+  double plotW = 440, plotH = h - top - bottom;
+  std::vector<std::string> names;
+  for (const auto &line : lines)
+    names.push_back(line.first);
+  double w = left + plotW + 10 + 7 * longest(names) + 10;
   double maxP = fastPThresholds.back();
   os << formatv("<figure><svg xmlns='http://www.w3.org/2000/svg' "
                 "width='{0}' height='{1}' role='img'>",

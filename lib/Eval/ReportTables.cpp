@@ -8,7 +8,10 @@
 #include "ptxbench/Eval/ReportTables.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 using namespace ptxbench::eval;
@@ -57,6 +60,12 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
   for (const char *h : {"mean speedup", "geomean speedup", "SOL fraction"})
     speed.header.push_back(h);
 
+  Table perWorkload{"Per workload", groupHeader, {}};
+  for (const char *h : {"workload", "split", "runs", "correct",
+                        "geomean speedup", "SOL fraction (mean)",
+                        "SOL fraction (best)"})
+    perWorkload.header.push_back(h);
+
   for (const GroupStats &g : groups) {
     std::vector<std::string> row = groupCells(g);
     row.push_back(std::to_string(g.samples));
@@ -73,7 +82,15 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
       auto sass = g.sass.find(family);
       row.push_back(rate(sass == g.sass.end() ? 0 : sass->second,
                          g.sassChecked));
-      row.push_back("-"); // run-time counts need the instrumentation pass
+      auto executed = g.executed.find(family);
+      if (executed == g.executed.end() || !executed->second.measured)
+        row.push_back("-");
+      else if (!executed->second.executed && executed->second.inCode)
+        row.push_back(llvm::formatv("not triggered (0/{0})",
+                                    executed->second.measured));
+      else
+        row.push_back(
+            rate(executed->second.executed, executed->second.measured));
       features.rows.push_back(row);
     }
     for (auto &[kind, count] : g.fallbacks) {
@@ -95,8 +112,74 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
       row.push_back(number(s.meanSol(), !s.solFractions.empty()));
       speed.rows.push_back(row);
     }
+    for (auto &[name, w] : g.workloads) {
+      row = groupCells(g);
+      row.push_back(name);
+      row.push_back(w.split);
+      row.push_back(std::to_string(w.runs));
+      row.push_back(rate(w.correct, w.runs));
+      double logs = 0;
+      for (double s : w.speedups)
+        logs += std::log(s);
+      row.push_back(number(w.speedups.empty()
+                               ? 0
+                               : std::exp(logs / w.speedups.size()),
+                           !w.speedups.empty()));
+      double sum = 0, best = 0;
+      for (double s : w.solFractions) {
+        sum += s;
+        best = std::max(best, s);
+      }
+      bool sol = !w.solFractions.empty();
+      row.push_back(number(sol ? sum / w.solFractions.size() : 0, sol));
+      row.push_back(number(best, sol));
+      perWorkload.rows.push_back(row);
+    }
   }
-  return {outcomes, features, fallbacks, speed};
+  return {outcomes, features, fallbacks, speed, perWorkload};
+}
+
+Table ptxbench::eval::environmentTable(
+    const std::vector<SampleRecord> &records) {
+  const std::vector<std::string> fields = {
+      "arch",   "host",          "device",          "driver",
+      "cuda_driver_version", "cublaslt_version", "ptxas", "nvrtc", "llvm"};
+  Table t{"Environment", fields, {}};
+  t.header.push_back("samples");
+  std::map<std::vector<std::string>, unsigned> seen;
+  for (const SampleRecord &r : records) {
+    auto env = llvm::json::parse(r.environmentJson);
+    if (!env) {
+      llvm::consumeError(env.takeError());
+      continue;
+    }
+    const llvm::json::Object *o = env->getAsObject();
+    if (!o)
+      continue;
+    const llvm::json::Object *tools = o->getObject("toolchain");
+    std::vector<std::string> row;
+    for (const std::string &f : fields) {
+      const llvm::json::Value *v = o->get(f);
+      if (!v && tools)
+        v = tools->get(f);
+      std::string cell = "-";
+      if (v && v->getAsString())
+        cell = v->getAsString()->str();
+      else if (v && v->getAsInteger())
+        cell = std::to_string(*v->getAsInteger());
+      if (f == "cuda_driver_version" && v && v->getAsInteger())
+        cell = llvm::formatv("{0}.{1}", *v->getAsInteger() / 1000,
+                             *v->getAsInteger() % 1000 / 10)
+                   .str();
+      row.push_back(cell.empty() ? "-" : cell);
+    }
+    ++seen[row];
+  }
+  for (auto &[row, count] : seen) {
+    t.rows.push_back(row);
+    t.rows.back().push_back(std::to_string(count));
+  }
+  return t;
 }
 
 Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
@@ -116,6 +199,7 @@ Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
   for (const std::string &f : families) {
     t.header.push_back("used:" + f);
     t.header.push_back("sass:" + f);
+    t.header.push_back("executed:" + f);
   }
   for (const std::string &k : kinds)
     t.header.push_back("fallback:" + k);
@@ -141,6 +225,14 @@ Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
     for (const std::string &f : families) {
       row.push_back(g.used.count(f) ? get(g.used, f) : "");
       row.push_back(g.used.count(f) ? get(g.sass, f) : "");
+      // Samples where it executed, of those measured: "2/3"; empty when
+      // no run measured it.
+      auto e = g.executed.find(f);
+      row.push_back(e == g.executed.end() || !e->second.measured
+                        ? ""
+                        : llvm::formatv("{0}/{1}", e->second.executed,
+                                        e->second.measured)
+                              .str());
     }
     for (const std::string &k : kinds)
       row.push_back(get(g.fallbacks, k));

@@ -4,6 +4,9 @@
 
 #include "llvm/Support/JSON.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -83,6 +86,49 @@ ptxbench::eval::fallbackKinds(const SampleRecord &record) {
   return kinds;
 }
 
+std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
+  auto run = llvm::json::parse(runJson);
+  if (!run) {
+    llvm::consumeError(run.takeError());
+    return runJson.str();
+  }
+  llvm::json::Object *o = run->getAsObject();
+  const llvm::json::Array *workloads = o ? o->getArray("workloads") : nullptr;
+  if (!workloads)
+    return runJson.str();
+  struct Count {
+    int64_t inCode = -1, executed = -1;
+    std::string verdict;
+  };
+  std::map<std::string, Count> counts;
+  for (const llvm::json::Value &w : *workloads)
+    if (const llvm::json::Object *wo = w.getAsObject())
+      if (const llvm::json::Array *features = wo->getArray("features"))
+        for (const llvm::json::Value &f : *features) {
+          const llvm::json::Object *fo = f.getAsObject();
+          if (!fo)
+            continue;
+          Count &c = counts[fo->getString("family").value_or("").str()];
+          c.inCode = std::max(c.inCode, fo->getInteger("in_code").value_or(-1));
+          int64_t executed = fo->getInteger("executed").value_or(-1);
+          if (executed >= 0)
+            c.executed = std::max<int64_t>(c.executed, 0) + executed;
+          llvm::StringRef verdict = fo->getString("verdict").value_or("");
+          // "executed" on any workload wins; else the first verdict seen.
+          if (c.verdict.empty() || verdict == "executed")
+            c.verdict = verdict.str();
+        }
+  if (counts.empty())
+    return runJson.str();
+  llvm::json::Object summary;
+  for (auto &[family, c] : counts)
+    summary[family] = llvm::json::Object{{"in_code", c.inCode},
+                                         {"executed", c.executed},
+                                         {"verdict", c.verdict}};
+  (*o)["feature_counts"] = std::move(summary);
+  return llvm::formatv("{0}", *run).str();
+}
+
 /// Families with SASS instructions in some kernel.
 static std::set<std::string> sassFamilies(const json::Object &report) {
   std::set<std::string> result;
@@ -114,6 +160,17 @@ static void addRun(const json::Object &run, GroupStats &group) {
         continue;
       std::string split = o->getString("split").value_or("dev").str();
       Acc &acc = bySplit[split];
+      WorkloadStats &ws =
+          group.workloads[o->getString("workload").value_or("?").str()];
+      ws.split = split;
+      ++ws.runs;
+      if (o->getString("status") == "PASSED") {
+        ++ws.correct;
+        if (auto speedup = o->getNumber("speedup"); speedup && *speedup > 0)
+          ws.speedups.push_back(*speedup);
+        if (auto sol = o->getNumber("sol_fraction"))
+          ws.solFractions.push_back(*sol);
+      }
       if (o->getString("status") != "PASSED")
         acc.allPassed = false;
       if (auto speedup = o->getNumber("speedup"); speedup && *speedup > 0) {
@@ -179,9 +236,21 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records) {
       ++g.runAttempted;
       g.ranOk += r.runStatus == "PASSED" || r.runStatus == "INCORRECT";
       g.correct += r.runStatus == "PASSED";
-      if (std::optional<json::Value> run = parse(r.runJson))
-        if (const json::Object *ro = run->getAsObject())
+      // Older rows have no feature_counts: derive them from the workloads.
+      if (std::optional<json::Value> run =
+              parse(withFeatureCounts(r.runJson)))
+        if (const json::Object *ro = run->getAsObject()) {
           addRun(*ro, g);
+          if (const json::Object *counts = ro->getObject("feature_counts"))
+            for (const auto &[family, c] : *counts)
+              if (const json::Object *co = c.getAsObject();
+                  co && co->getInteger("executed").value_or(-1) >= 0) {
+                ExecutedStats &e = g.executed[family.str()];
+                ++e.measured;
+                e.inCode += co->getInteger("in_code").value_or(0) > 0;
+                e.executed += *co->getInteger("executed") > 0;
+              }
+        }
     }
   }
   std::vector<GroupStats> result;

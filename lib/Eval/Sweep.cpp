@@ -11,8 +11,15 @@
 
 #include "ptxbench/Eval/GpuRun.h"
 #include "ptxbench/Eval/StaticEval.h"
+#include "ptxbench/Eval/Summary.h"
 #include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Toolchain/Assembler.h"
+#include "ptxbench/Toolchain/CudaCompiler.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -150,9 +157,17 @@ std::string environmentWith(llvm::StringRef base, llvm::StringRef gpu,
   llvm::json::Object &o = *env->getAsObject();
   o["cuda_visible_devices"] = gpu;
   if (auto run = llvm::json::parse(runJson)) {
-    if (const llvm::json::Object *r = run->getAsObject())
-      if (std::optional<llvm::StringRef> device = r->getString("device"))
-        o["device"] = *device;
+    if (const llvm::json::Object *r = run->getAsObject()) {
+      for (const char *field : {"device", "driver", "peak_source"})
+        if (std::optional<llvm::StringRef> v = r->getString(field))
+          o[field] = *v;
+      for (const char *field : {"cuda_driver_version", "cublaslt_version"})
+        if (std::optional<int64_t> v = r->getInteger(field))
+          o[field] = *v;
+      for (const char *field : {"peak_tflops", "peak_gbps"})
+        if (std::optional<double> v = r->getNumber(field); v && *v > 0)
+          o[field] = *v;
+    }
   } else {
     llvm::consumeError(run.takeError());
   }
@@ -179,6 +194,35 @@ std::string withSplits(llvm::StringRef runJson,
 }
 
 } // namespace
+
+llvm::json::Object ptxbench::eval::toolchainVersions() {
+  llvm::json::Object versions{{"llvm", LLVM_VERSION_STRING}};
+  if (std::string nvrtc = toolchain::nvrtcVersion(); !nvrtc.empty())
+    versions["nvrtc"] = nvrtc;
+  if (std::optional<std::string> ptxas = toolchain::findPtxas()) {
+    llvm::SmallString<128> out;
+    if (!llvm::sys::fs::createTemporaryFile("ptxbench-ptxas", "txt", out)) {
+      std::optional<StringRef> redirects[] = {StringRef(""), StringRef(out),
+                                              StringRef("")};
+      if (llvm::sys::ExecuteAndWait(*ptxas, {*ptxas, "--version"},
+                                    std::nullopt, redirects,
+                                    /*SecondsToWait=*/30) == 0)
+        if (auto buffer = llvm::MemoryBuffer::getFile(out)) {
+          // "Cuda compilation tools, release 13.0, V13.0.88" (the line
+          // before "Build cuda_13.0.r13.0/compiler...").
+          llvm::SmallVector<StringRef> lines;
+          (*buffer)->getBuffer().split(lines, '\n', -1, false);
+          for (StringRef line : lines)
+            if (line.contains("release"))
+              versions["ptxas"] = line.trim().str();
+          if (!versions.get("ptxas") && !lines.empty())
+            versions["ptxas"] = lines.back().trim().str();
+        }
+      llvm::sys::fs::remove(out);
+    }
+  }
+  return versions;
+}
 
 llvm::Expected<SweepStats>
 ptxbench::eval::runSweep(ResultsStore &store,
@@ -244,7 +288,9 @@ ptxbench::eval::runSweep(ResultsStore &store,
                  {"host", hostName()},
                  {"arch", options.arch},
                  {"tool", options.tool},
-                 {"static_only", options.staticOnly}}));
+                 {"static_only", options.staticOnly},
+                 {"sass", options.sass},
+                 {"toolchain", toolchainVersions()}}));
 
   Progress progress(options.progress, pending.size(), stats.skipped);
   GpuPool gpus(options.gpus);
@@ -265,6 +311,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
     staticOptions.arch = options.arch;
     staticOptions.requested = task.requested;
     staticOptions.assemble = options.assemble;
+    staticOptions.sass = options.sass;
 
     auto commit = [&] {
       record.staticSeconds =
@@ -329,7 +376,8 @@ ptxbench::eval::runSweep(ResultsStore &store,
         run.gpu = gpus.acquire();
         runOnGpu(record, run);
         gpus.release(run.gpu);
-        record.runJson = withSplits(record.runJson, task.heldout);
+        record.runJson =
+            withFeatureCounts(withSplits(record.runJson, task.heldout));
         record.environmentJson = environmentWith(environment, run.gpu,
                                                  record.runJson);
       }

@@ -153,6 +153,7 @@ public:
   Nvml::Device nvmlDevice = nullptr;
   unsigned maxSmMHz = 0;
   std::string nvmlError, driverVersion;
+  int cudaVersion = 0;
   /// The instrumented submission, loaded on first use.
   CUmodule counted = nullptr;
   std::vector<CUfunction> countedFunctions;
@@ -241,11 +242,9 @@ MaybeFail Gpu::init() {
         !nvml.nvmlSystemGetDriverVersion(version, sizeof(version)))
       driverVersion = version;
   }
-  if (driverVersion.empty()) {
-    int v = 0;
-    d.cuDriverGetVersion(&v);
-    driverVersion = "cuda" + std::to_string(v);
-  }
+  d.cuDriverGetVersion(&cudaVersion);
+  if (driverVersion.empty())
+    driverVersion = "cuda" + std::to_string(cudaVersion);
   if (std::string why; !ptxbench::toolchain::canCompileCUDA(&why))
     return Failure{Status::HarnessError,
                    "NVRTC is needed for the harness's own kernels: " + why};
@@ -1151,7 +1150,13 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
                         {"arch", gpu.arch()},
                         {"peak_tflops", peaks.tflops},
                         {"peak_gbps", peaks.gbps},
-                        {"peak_source", peaks.source}});
+                        {"peak_source", peaks.source},
+                        {"driver", gpu.driverVersion},
+                        {"cuda_driver_version", int64_t(gpu.cudaVersion)},
+                        {"cublaslt_version",
+                         int64_t(gpu.haveLt && gpu.lt.cublasLtGetVersion
+                                     ? gpu.lt.cublasLtGetVersion()
+                                     : 0)}});
 
   // Compile once for all workloads.
   std::string ptx, compileLog, jitLog;

@@ -326,6 +326,12 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
                  {"workloads", std::move(workloads)}};
   if (!run.baseline.empty())
     o["baseline"] = run.baseline;
+  if (!run.driver.empty())
+    o["driver"] = run.driver;
+  if (run.cudaDriverVersion)
+    o["cuda_driver_version"] = run.cudaDriverVersion;
+  if (run.cublasLtVersion)
+    o["cublaslt_version"] = run.cublasLtVersion;
   return o;
 }
 

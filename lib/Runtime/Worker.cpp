@@ -115,6 +115,9 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
         run.peakGBps = o->getNumber("peak_gbps").value_or(0);
         run.peakSource = o->getString("peak_source").value_or("").str();
         run.arch = o->getString("arch").value_or("").str();
+        run.driver = o->getString("driver").value_or("").str();
+        run.cudaDriverVersion = o->getInteger("cuda_driver_version").value_or(0);
+        run.cublasLtVersion = o->getInteger("cublaslt_version").value_or(0);
       } else if (event == "start") {
         inFlight = index;
         if (options.progress)

@@ -67,7 +67,8 @@ struct Nvrtc {
   X(nvrtcGetPTXSize)                                                           \
   X(nvrtcGetPTX)                                                               \
   X(nvrtcGetProgramLogSize)                                                    \
-  X(nvrtcGetProgramLog)
+  X(nvrtcGetProgramLog)                                                        \
+  X(nvrtcVersion)
 #define PTXBENCH_DECLARE(name) decltype(&::name) name = nullptr;
   PTXBENCH_NVRTC(PTXBENCH_DECLARE)
 #undef PTXBENCH_DECLARE
@@ -128,6 +129,13 @@ bool ptxbench::toolchain::canCompileCUDA(std::string *why) {
   return nvrtc().loaded();
 }
 
+std::string ptxbench::toolchain::nvrtcVersion() {
+  int major = 0, minor = 0;
+  if (!nvrtc().loaded() || nvrtc().nvrtcVersion(&major, &minor))
+    return "";
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
 CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
                                                 StringRef name,
                                                 StringRef arch) {
@@ -179,6 +187,8 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
 }
 
 #else
+
+std::string ptxbench::toolchain::nvrtcVersion() { return ""; }
 
 bool ptxbench::toolchain::canCompileCUDA(std::string *why) {
   if (why)

@@ -51,6 +51,10 @@ cl::opt<bool> staticOnly("static-only",
 cl::opt<bool> noAssemble("no-assemble",
                          cl::desc("Skip ptxas in the static analysis"),
                          cl::sub(evalCmd));
+cl::opt<bool> sass("sass",
+                   cl::desc("Confirm requested families in machine code "
+                            "(nvdisasm), as analyze --sass does"),
+                   cl::sub(evalCmd));
 cl::opt<std::string> shard("shard",
                            cl::desc("Evaluate shard K of N (0 <= K < N)"),
                            cl::value_desc("K/N"), cl::init("0/1"),
@@ -79,6 +83,7 @@ int runEval() {
   options.shapes = shapes;
   options.staticOnly = staticOnly;
   options.assemble = !noAssemble;
+  options.sass = sass;
   options.runTimeoutSeconds = runTimeout;
   auto parsedShard = eval::parseShard(shard);
   if (!parsedShard)

@@ -1,7 +1,7 @@
 //===- FixitCommand.cpp - ptxbench fixit ----------------------------------===//
 //
 // `ptxbench fixit --db results.sqlite -o fixit.jsonl [--tasks DIR]
-//  [--max-per-task N] [--max-per-kind N]` writes supervised fine-tuning
+//  [--max-per-task N] [--max-per-kind N] [--split heldout-tasks=A,B]` writes supervised fine-tuning
 // records (docs/fixit.md) pairing wrong or fallback kernels with their
 // fixes, prints the distribution over tasks x failure kinds and writes it
 // beside the output as OUT-without-.jsonl + ".distribution.json".
@@ -17,6 +17,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <set>
 
 using namespace llvm;
 using namespace ptxbench;
@@ -44,6 +46,12 @@ cl::opt<unsigned> maxPerKind("max-per-kind",
                              cl::desc("At most N records per failure kind "
                                       "(0: no cap)"),
                              cl::init(0), cl::sub(fixitCmd));
+
+cl::opt<std::string> split(
+    "split",
+    cl::desc("heldout-tasks=A,B: the named tasks' records go to "
+             "OUT.heldout.jsonl (paired, capped and counted on their own)"),
+    cl::value_desc("heldout-tasks=A,B"), cl::sub(fixitCmd));
 
 int fail(const Twine &message) {
   WithColor::error(errs(), "ptxbench fixit") << message << "\n";
@@ -73,36 +81,85 @@ int runFixit() {
     }
     return *expert;
   };
-  eval::FixitResult result = eval::buildFixit(*records, options);
+  // --split heldout-tasks=A,B: those tasks' samples form a second set,
+  // built on its own so no pair, cap or dedupe crosses the split.
+  std::set<std::string> heldoutTasks;
+  if (!split.empty()) {
+    StringRef spec(split);
+    if (!spec.consume_front("heldout-tasks="))
+      return fail("--split expects heldout-tasks=A,B, got '" + split + "'");
+    SmallVector<StringRef> names;
+    spec.split(names, ',', -1, false);
+    for (StringRef n : names)
+      if (!n.trim().empty())
+        heldoutTasks.insert(n.trim().str());
+    if (heldoutTasks.empty())
+      return fail("--split heldout-tasks= names no task");
+    std::set<std::string> known;
+    for (const eval::SampleRecord &r : *records)
+      known.insert(r.key.task);
+    for (const std::string &t : heldoutTasks)
+      if (!known.count(t))
+        WithColor::warning(errs(), "ptxbench fixit")
+            << "--split: no sample of task '" << t << "' in " << dbPath
+            << "\n";
+  }
+  std::vector<eval::SampleRecord> trainRecords, heldoutRecords;
+  for (eval::SampleRecord &r : *records)
+    (heldoutTasks.count(r.key.task) ? heldoutRecords : trainRecords)
+        .push_back(std::move(r));
 
-  std::error_code ec;
-  raw_fd_ostream out(output, ec);
-  if (ec)
-    return fail("cannot write '" + output + "': " + ec.message());
-  for (const json::Value &record : result.records)
-    out << formatv("{0}", record) << "\n";
-  std::string statsPath = StringRef(output).ends_with(".jsonl")
-                              ? StringRef(output).drop_back(6).str()
-                              : std::string(output);
-  statsPath += ".distribution.json";
-  raw_fd_ostream stats(statsPath, ec);
-  if (ec)
-    return fail("cannot write '" + statsPath + "': " + ec.message());
-  json::Value distribution = result.distributionJSON();
-  stats << formatv("{0:2}", distribution) << "\n";
+  auto write = [&](const std::vector<eval::SampleRecord> &input,
+                   const std::string &path) -> bool {
+    eval::FixitResult result = eval::buildFixit(input, options);
+    std::error_code ec;
+    raw_fd_ostream out(path, ec);
+    if (ec) {
+      fail("cannot write '" + path + "': " + ec.message());
+      return false;
+    }
+    for (const json::Value &record : result.records)
+      out << formatv("{0}", record) << "\n";
+    std::string statsPath = StringRef(path).ends_with(".jsonl")
+                                ? StringRef(path).drop_back(6).str()
+                                : std::string(path);
+    statsPath += ".distribution.json";
+    raw_fd_ostream stats(statsPath, ec);
+    if (ec) {
+      fail("cannot write '" + statsPath + "': " + ec.message());
+      return false;
+    }
+    json::Value distribution = result.distributionJSON();
+    stats << formatv("{0:2}", distribution) << "\n";
 
-  outs() << formatv("{0} records from {1} wrong samples ({2} without a fix, "
-                    "{3} duplicates, {4} over the task cap, {5} over the "
-                    "kind cap) -> {6}\n",
-                    result.records.size(), result.wrong, result.unpaired,
-                    result.duplicates, result.cappedByTask,
-                    result.cappedByKind, output);
-  for (auto &[cell, n] : result.distribution)
-    outs() << "  " << cell.first << " / " << cell.second << ": " << n
-           << "\n";
-  outs() << formatv("entropy over tasks x failure kinds: {0:f3} bits "
-                    "(distribution in {1})\n",
-                    result.entropy(), statsPath);
+    outs() << formatv("{0} records from {1} wrong samples ({2} without a "
+                      "fix, {3} duplicates, {4} over the task cap, {5} over "
+                      "the kind cap) -> {6}\n",
+                      result.records.size(), result.wrong, result.unpaired,
+                      result.duplicates, result.cappedByTask,
+                      result.cappedByKind, path);
+    for (auto &[cell, n] : result.distribution)
+      outs() << "  " << cell.first << " / " << cell.second << ": " << n
+             << "\n";
+    outs() << formatv("entropy over tasks x failure kinds: {0:f3} bits "
+                      "(distribution in {1})\n",
+                      result.entropy(), statsPath);
+    return true;
+  };
+  if (!write(trainRecords, output))
+    return 1;
+  if (!heldoutTasks.empty()) {
+    std::string heldoutPath = StringRef(output).ends_with(".jsonl")
+                                  ? StringRef(output).drop_back(6).str()
+                                  : std::string(output);
+    heldoutPath += ".heldout.jsonl";
+    outs() << "held-out tasks:";
+    for (const std::string &t : heldoutTasks)
+      outs() << " " << t;
+    outs() << "\n";
+    if (!write(heldoutRecords, heldoutPath))
+      return 1;
+  }
   return 0;
 }
 

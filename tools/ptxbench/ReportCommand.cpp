@@ -82,15 +82,17 @@ int runReport() {
   if (!records)
     return fail(toString(records.takeError()));
   std::vector<eval::GroupStats> groups = eval::summarize(*records);
+  std::vector<eval::Table> tables = eval::reportTables(groups);
+  tables.push_back(eval::environmentTable(*records));
   switch (format) {
   case Format::Markdown:
-    eval::printMarkdown(eval::reportTables(groups), out->os());
+    eval::printMarkdown(tables, out->os());
     break;
   case Format::CSV:
     eval::printCSV(eval::flatTable(groups), out->os());
     break;
   case Format::HTML:
-    eval::printHTML(groups, eval::reportTables(groups), out->os());
+    eval::printHTML(groups, tables, out->os());
     break;
   }
   out->keep();

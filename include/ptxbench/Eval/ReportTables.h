@@ -21,8 +21,12 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
-/// Outcomes, feature use, fallback kinds and speed, one table each.
+/// Outcomes, feature use, fallback kinds, speed and per-workload speed
+/// (speed-of-light fraction), one table each.
 std::vector<Table> reportTables(const std::vector<GroupStats> &groups);
+/// The environments of the records (arch, host, GPU, driver, CUDA,
+/// cuBLASLt, ptxas, NVRTC, LLVM), one row per distinct one, with counts.
+Table environmentTable(const std::vector<SampleRecord> &records);
 /// Every number of a group on one row.
 Table flatTable(const std::vector<GroupStats> &groups);
 

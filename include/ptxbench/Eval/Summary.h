@@ -14,6 +14,8 @@
 
 #include "ptxbench/Eval/Sample.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <array>
 #include <map>
 #include <vector>
@@ -39,6 +41,22 @@ struct SplitStats {
   double meanSol() const;
 };
 
+/// One workload's numbers over the samples of a group that ran it.
+struct WorkloadStats {
+  std::string split; // dev, heldout
+  unsigned runs = 0, correct = 0;
+  /// Per correct timed run: the speedup over the library and, when the
+  /// card's peaks were known, the speed-of-light fraction.
+  std::vector<double> speedups, solFractions;
+};
+
+/// One requested family's run-time counts over a group.
+struct ExecutedStats {
+  /// Samples whose instrumented run measured the family, those with its
+  /// instructions in the code, and those where it executed at least once.
+  unsigned measured = 0, inCode = 0, executed = 0;
+};
+
 struct GroupStats {
   std::string model, context, task, arch;
   unsigned samples = 0;
@@ -56,9 +74,20 @@ struct GroupStats {
   std::map<std::string, unsigned> sass;
   /// Fallback kind -> samples with at least one such finding.
   std::map<std::string, unsigned> fallbacks;
+  /// Requested family -> run-time counts (`ptxbench run`'s instrumented
+  /// run, the run JSON's `feature_counts`).
+  std::map<std::string, ExecutedStats> executed;
   /// "dev", "heldout".
   std::map<std::string, SplitStats> splits;
+  /// Workload name -> its numbers, for groups with runs.
+  std::map<std::string, WorkloadStats> workloads;
 };
+
+/// `runJson` with a top-level `"feature_counts"` object: per requested
+/// family the instructions in the code, the thread-instructions executed
+/// summed over the measured workloads (-1 when none was measured) and
+/// `ptxbench run`'s verdict (executed, not triggered, ...).
+std::string withFeatureCounts(llvm::StringRef runJson);
 
 /// Groups `records` by (model, context, task, arch), in that order.
 std::vector<GroupStats> summarize(const std::vector<SampleRecord> &records);

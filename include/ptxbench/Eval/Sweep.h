@@ -16,6 +16,7 @@
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/SampleTree.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -28,6 +29,9 @@ struct SweepOptions {
   std::string shapes = "dev";
   bool staticOnly = false;
   bool assemble = true;
+  /// Confirm the requested families in SASS (nvdisasm), recorded in the
+  /// static JSON's `sass_checked` and per-family `sass` counts.
+  bool sass = false;
   Shard shard;
   unsigned jobs = 1;
   /// CUDA_VISIBLE_DEVICES values, one worker each (resolveGpus()).
@@ -44,6 +48,10 @@ struct SweepStats {
   /// The final status of each sample evaluated now (run status when run).
   std::map<std::string, unsigned> byStatus;
 };
+
+/// The versions known on the CPU side, for the store's environment:
+/// `ptxas` (its `--version` release line), `nvrtc`, `llvm`.
+llvm::json::Object toolchainVersions();
 
 llvm::Expected<SweepStats> runSweep(ResultsStore &store,
                                     const std::vector<SampleInput> &samples,

@@ -158,6 +158,11 @@ struct RunResult {
   /// The architecture the submission ran for (sm_90a) and the families
   /// requested for it.
   std::string arch;
+  /// The environment of the run: the driver (NVML's version, else
+  /// "cuda<N>"), cuDriverGetVersion's CUDA version (13000 is 13.0) and
+  /// cublasLtGetVersion (0 when cuBLASLt did not load).
+  std::string driver;
+  int64_t cudaDriverVersion = 0, cublasLtVersion = 0;
 };
 
 llvm::json::Value toJSON(const CompareStats &stats);

@@ -34,6 +34,8 @@ struct CompiledSource {
 
 /// Whether NVRTC can be loaded; when not, `why` (if given) says why.
 bool canCompileCUDA(std::string *why = nullptr);
+/// NVRTC's version ("13.0"); empty when it does not load.
+std::string nvrtcVersion();
 
 /// Compiles `source` (named `name` in messages and line info) to PTX for
 /// `arch` (sm_90a compiles for compute_90a). The toolkit's headers, CCCL's
