@@ -155,12 +155,12 @@ std::string environmentWith(llvm::StringRef base, llvm::StringRef gpu,
     return base.str();
   }
   llvm::json::Object &o = *env->getAsObject();
-  o["cuda_visible_devices"] = gpu;
+  o["cuda_visible_devices"] = gpu.str();
   if (auto run = llvm::json::parse(runJson)) {
     if (const llvm::json::Object *r = run->getAsObject()) {
       for (const char *field : {"device", "driver", "peak_source"})
         if (std::optional<llvm::StringRef> v = r->getString(field))
-          o[field] = *v;
+          o[field] = v->str(); // owned: `run` dies first
       for (const char *field : {"cuda_driver_version", "cublaslt_version"})
         if (std::optional<int64_t> v = r->getInteger(field))
           o[field] = *v;
