@@ -100,12 +100,13 @@ void checkTma(KernelScope &scope) {
     return;
   auto copies = scope.filter(isMnemonic("cp.async"));
   if (!copies.empty())
-    scope.report(FallbackKind::CpAsyncInsteadOfTma, copies.front(),
-                 llvm::formatv("TMA was requested but tiles are copied by "
-                               "threads with cp.async ({0})",
-                               count(copies.size(), "instruction")),
-                 "on sm_90a one thread issues cp.async.bulk.tensor with a "
-                 "tensor map, completing on an mbarrier");
+    scope.report(
+        FallbackKind::CpAsyncInsteadOfTma, copies.front(),
+        llvm::formatv("TMA was requested but tiles are copied by "
+                      "threads with cp.async ({0})",
+                      count(copies.size(), "instruction")),
+        "on sm_90a and later one thread issues cp.async.bulk.tensor with a "
+        "tensor map, completing on an mbarrier");
   // A loop where a register loaded from global memory is stored to shared.
   for (const Loop &loop : scope.loops) {
     for (ptx::InstructionOpInterface store : scope.opsIn(loop)) {
@@ -124,7 +125,8 @@ void checkTma(KernelScope &scope) {
               FallbackKind::LdStCopyInsteadOfTma, store,
               "TMA was requested but a loop copies tiles through registers "
               "(ld.global into st.shared)",
-              "on sm_90a one thread issues cp.async.bulk.tensor with a "
+              "on sm_90a and later one thread issues cp.async.bulk.tensor with "
+              "a "
               "tensor map, completing on an mbarrier");
           found.related = load;
           found.relatedMessage = "the stored register is loaded from global "
