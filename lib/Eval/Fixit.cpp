@@ -25,17 +25,6 @@ using llvm::formatv;
 
 namespace {
 
-std::optional<json::Value> parse(const std::string &text) {
-  if (text.empty())
-    return std::nullopt;
-  auto value = json::parse(text);
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return std::nullopt;
-  }
-  return std::move(*value);
-}
-
 std::string sha256(llvm::StringRef text) {
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
                      /*LowerCase=*/true);
@@ -52,7 +41,7 @@ bool realRunFailed(const SampleRecord &r) {
 }
 
 std::string verdict(const SampleRecord &r) {
-  std::optional<json::Value> report = parse(r.staticJson);
+  std::optional<json::Value> report = parseStoredJson(r.staticJson);
   const json::Object *o = report ? report->getAsObject() : nullptr;
   return o ? o->getString("verdict").value_or("").str() : "";
 }
@@ -60,7 +49,7 @@ std::string verdict(const SampleRecord &r) {
 /// Requested family -> reachable instructions, summed over kernels.
 std::map<std::string, int64_t> requestedCounts(const SampleRecord &r) {
   std::map<std::string, int64_t> counts;
-  std::optional<json::Value> report = parse(r.staticJson);
+  std::optional<json::Value> report = parseStoredJson(r.staticJson);
   const json::Object *o = report ? report->getAsObject() : nullptr;
   if (!o)
     return counts;
@@ -90,7 +79,7 @@ std::map<std::string, std::string> familyVerdicts(const SampleRecord &r) {
     return 4;
   };
   std::map<std::string, std::string> verdicts;
-  std::optional<json::Value> report = parse(r.staticJson);
+  std::optional<json::Value> report = parseStoredJson(r.staticJson);
   const json::Object *o = report ? report->getAsObject() : nullptr;
   if (!o)
     return verdicts;
@@ -110,7 +99,7 @@ std::map<std::string, std::string> familyVerdicts(const SampleRecord &r) {
 
 /// The run's geometric-mean speedup over its timed workloads.
 std::optional<double> speedup(const SampleRecord &r) {
-  std::optional<json::Value> run = parse(r.runJson);
+  std::optional<json::Value> run = parseStoredJson(r.runJson);
   const json::Object *o = run ? run->getAsObject() : nullptr;
   const json::Array *workloads = o ? o->getArray("workloads") : nullptr;
   if (!workloads)

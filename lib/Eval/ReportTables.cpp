@@ -148,12 +148,8 @@ Table ptxbench::eval::environmentTable(
   t.header.push_back("samples");
   std::map<std::vector<std::string>, unsigned> seen;
   for (const SampleRecord &r : records) {
-    auto env = llvm::json::parse(r.environmentJson);
-    if (!env) {
-      llvm::consumeError(env.takeError());
-      continue;
-    }
-    const llvm::json::Object *o = env->getAsObject();
+    std::optional<llvm::json::Value> env = parseStoredJson(r.environmentJson);
+    const llvm::json::Object *o = env ? env->getAsObject() : nullptr;
     if (!o)
       continue;
     const llvm::json::Object *tools = o->getObject("toolchain");

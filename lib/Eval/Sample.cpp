@@ -26,3 +26,15 @@ bool SampleKey::parse(llvm::StringRef text, SampleKey &key) {
   key = {parts[0].str(), parts[1].str(), parts[2].str(), parts[3].str(), turn};
   return true;
 }
+
+std::optional<llvm::json::Value>
+ptxbench::eval::parseStoredJson(llvm::StringRef text) {
+  if (text.empty())
+    return std::nullopt;
+  auto value = llvm::json::parse(text);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}

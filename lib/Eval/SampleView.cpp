@@ -16,17 +16,6 @@ namespace json = llvm::json;
 
 namespace {
 
-std::optional<json::Value> parse(const std::string &text) {
-  if (text.empty())
-    return std::nullopt;
-  auto value = json::parse(text);
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return std::nullopt;
-  }
-  return std::move(*value);
-}
-
 void addFinding(const json::Value &v, bool cuda,
                 std::vector<LineDiagnostic> &out) {
   const json::Object *f = v.getAsObject();
@@ -48,7 +37,8 @@ void addFinding(const json::Value &v, bool cuda,
 std::vector<LineDiagnostic>
 ptxbench::eval::sampleDiagnostics(const SampleRecord &record) {
   std::vector<LineDiagnostic> out;
-  if (std::optional<json::Value> messages = parse(record.diagnosticsJson))
+  if (std::optional<json::Value> messages =
+          parseStoredJson(record.diagnosticsJson))
     if (const json::Array *a = messages->getAsArray())
       for (const json::Value &v : *a)
         if (const json::Object *m = v.getAsObject())
@@ -58,7 +48,7 @@ ptxbench::eval::sampleDiagnostics(const SampleRecord &record) {
                          "compiler",
                          m->getString("text").value_or("").str()});
   bool cuda = record.language == "cu";
-  std::optional<json::Value> report = parse(record.staticJson);
+  std::optional<json::Value> report = parseStoredJson(record.staticJson);
   const json::Object *o = report ? report->getAsObject() : nullptr;
   if (!o)
     return out;
@@ -86,7 +76,7 @@ void ptxbench::eval::printSample(const SampleRecord &r,
     os << "canonical hash: " << r.canonicalHash << "\n";
   if (!r.reusedFrom.empty())
     os << "result reused from identical sample " << r.reusedFrom << "\n";
-  if (std::optional<json::Value> report = parse(r.staticJson))
+  if (std::optional<json::Value> report = parseStoredJson(r.staticJson))
     if (const json::Object *o = report->getAsObject()) {
       os << "verdict: " << o->getString("verdict").value_or("?");
       std::vector<std::string> fams;
@@ -122,7 +112,7 @@ void ptxbench::eval::printSample(const SampleRecord &r,
       os << d.level << ": [" << d.kind << "] " << d.message << "\n";
     }
 
-  std::optional<json::Value> run = parse(r.runJson);
+  std::optional<json::Value> run = parseStoredJson(r.runJson);
   const json::Object *ro = run ? run->getAsObject() : nullptr;
   if (!ro)
     return;
@@ -142,7 +132,7 @@ void ptxbench::eval::printSample(const SampleRecord &r,
         os << "\n";
       }
   // The next turn's message, exactly as a model would get it.
-  std::optional<json::Value> analysis = parse(r.staticJson);
+  std::optional<json::Value> analysis = parseStoredJson(r.staticJson);
   os << "\n--- feedback ---\n"
      << ptxbench::prompt::renderFeedback(*run,
                                          analysis ? &*analysis : nullptr);

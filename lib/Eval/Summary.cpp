@@ -34,21 +34,10 @@ double SplitStats::meanSol() const {
   return solFractions.empty() ? 0 : sum / solFractions.size();
 }
 
-static std::optional<json::Value> parse(const std::string &text) {
-  if (text.empty())
-    return std::nullopt;
-  auto value = json::parse(text);
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return std::nullopt;
-  }
-  return std::move(*value);
-}
-
 std::map<std::string, bool>
 ptxbench::eval::familiesUsed(const SampleRecord &record) {
   std::map<std::string, bool> result;
-  std::optional<json::Value> report = parse(record.staticJson);
+  std::optional<json::Value> report = parseStoredJson(record.staticJson);
   const json::Object *o = report ? report->getAsObject() : nullptr;
   if (!o)
     return result;
@@ -69,7 +58,7 @@ ptxbench::eval::familiesUsed(const SampleRecord &record) {
 std::vector<std::string>
 ptxbench::eval::fallbackKinds(const SampleRecord &record) {
   std::vector<std::string> kinds;
-  std::optional<json::Value> report = parse(record.staticJson);
+  std::optional<json::Value> report = parseStoredJson(record.staticJson);
   const json::Object *o = report ? report->getAsObject() : nullptr;
   if (!o)
     return kinds;
@@ -87,11 +76,9 @@ ptxbench::eval::fallbackKinds(const SampleRecord &record) {
 }
 
 std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
-  auto run = llvm::json::parse(runJson);
-  if (!run) {
-    llvm::consumeError(run.takeError());
+  std::optional<llvm::json::Value> run = parseStoredJson(runJson);
+  if (!run)
     return runJson.str();
-  }
   llvm::json::Object *o = run->getAsObject();
   const llvm::json::Array *workloads = o ? o->getArray("workloads") : nullptr;
   if (!workloads)
@@ -213,7 +200,7 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records) {
     g.arch = r.arch;
     ++g.samples;
     ++g.statuses[r.ran() ? r.runStatus : r.status];
-    std::optional<json::Value> report = parse(r.staticJson);
+    std::optional<json::Value> report = parseStoredJson(r.staticJson);
     const json::Object *o = report ? report->getAsObject() : nullptr;
     for (auto &[family, isUsed] : familiesUsed(r))
       g.used[family] += isUsed;
@@ -238,7 +225,7 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records) {
       g.correct += r.runStatus == "PASSED";
       // Older rows have no feature_counts: derive them from the workloads.
       if (std::optional<json::Value> run =
-              parse(withFeatureCounts(r.runJson)))
+              parseStoredJson(withFeatureCounts(r.runJson)))
         if (const json::Object *ro = run->getAsObject()) {
           addRun(*ro, g);
           if (const json::Object *counts = ro->getObject("feature_counts"))

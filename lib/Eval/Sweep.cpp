@@ -149,27 +149,22 @@ void reuse(SampleRecord &record, const SampleRecord &from,
 /// The sweep's environment plus the GPU slot and the device the run named.
 std::string environmentWith(llvm::StringRef base, llvm::StringRef gpu,
                             llvm::StringRef runJson) {
-  auto env = llvm::json::parse(base);
-  if (!env) {
-    llvm::consumeError(env.takeError());
+  std::optional<llvm::json::Value> env = parseStoredJson(base);
+  if (!env || !env->getAsObject())
     return base.str();
-  }
   llvm::json::Object &o = *env->getAsObject();
   o["cuda_visible_devices"] = gpu.str();
-  if (auto run = llvm::json::parse(runJson)) {
-    if (const llvm::json::Object *r = run->getAsObject()) {
-      for (const char *field : {"device", "driver", "peak_source"})
-        if (std::optional<llvm::StringRef> v = r->getString(field))
-          o[field] = v->str(); // owned: `run` dies first
-      for (const char *field : {"cuda_driver_version", "cublaslt_version"})
-        if (std::optional<int64_t> v = r->getInteger(field))
-          o[field] = *v;
-      for (const char *field : {"peak_tflops", "peak_gbps"})
-        if (std::optional<double> v = r->getNumber(field); v && *v > 0)
-          o[field] = *v;
-    }
-  } else {
-    llvm::consumeError(run.takeError());
+  std::optional<llvm::json::Value> run = parseStoredJson(runJson);
+  if (const llvm::json::Object *r = run ? run->getAsObject() : nullptr) {
+    for (const char *field : {"device", "driver", "peak_source"})
+      if (std::optional<llvm::StringRef> v = r->getString(field))
+        o[field] = v->str(); // owned: `run` dies first
+    for (const char *field : {"cuda_driver_version", "cublaslt_version"})
+      if (std::optional<int64_t> v = r->getInteger(field))
+        o[field] = *v;
+    for (const char *field : {"peak_tflops", "peak_gbps"})
+      if (std::optional<double> v = r->getNumber(field); v && *v > 0)
+        o[field] = *v;
   }
   return llvm::formatv("{0}", llvm::json::Value(std::move(*env))).str();
 }
@@ -177,11 +172,9 @@ std::string environmentWith(llvm::StringRef base, llvm::StringRef gpu,
 /// Marks each workload of a run result `"split": "dev"` or `"heldout"`.
 std::string withSplits(llvm::StringRef runJson,
                        const std::set<std::string> &heldout) {
-  auto run = llvm::json::parse(runJson);
-  if (!run) {
-    llvm::consumeError(run.takeError());
+  std::optional<llvm::json::Value> run = parseStoredJson(runJson);
+  if (!run)
     return runJson.str();
-  }
   if (llvm::json::Object *o = run->getAsObject())
     if (llvm::json::Array *workloads = o->getArray("workloads"))
       for (llvm::json::Value &w : *workloads)

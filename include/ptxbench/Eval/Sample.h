@@ -13,8 +13,10 @@
 #define PTXBENCH_EVAL_SAMPLE_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -77,6 +79,10 @@ struct SampleRecord {
   bool analyzed() const { return status == status::Analyzed; }
   bool ran() const { return !runStatus.empty(); }
 };
+
+/// A JSON column of the store (an analysis report, a run result), or none
+/// when it is empty or not JSON.
+std::optional<llvm::json::Value> parseStoredJson(llvm::StringRef text);
 
 } // namespace ptxbench::eval
 
