@@ -36,9 +36,14 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
-# A GPU is present when the driver library loads and reports a device.
+# A GPU is present when the NVIDIA driver's device node and nvidia-smi are.
+# Without one, the tests that need it are unsupported; say so by name, since
+# lit's summary only counts them.
 if os.path.exists("/dev/nvidiactl") and shutil.which("nvidia-smi"):
     config.available_features.add("cuda")
+else:
+    lit_config.note("no GPU (no /dev/nvidiactl or nvidia-smi): "
+                    "tests marked 'REQUIRES: cuda' are skipped")
 
 # nvdisasm confirms features in machine code (`ptxbench analyze --sass`).
 # Found the way lib/Toolchain/Sass.cpp's findNvdisasm looks: $PTXBENCH_NVDISASM,
