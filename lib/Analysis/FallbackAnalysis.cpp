@@ -18,25 +18,6 @@ using namespace ptxbench;
 using namespace ptxbench::analysis;
 using namespace ptxbench::analysis::rules;
 
-namespace {
-constexpr FallbackKind kAllKinds[] = {
-    FallbackKind::MmaSyncInsteadOfWgmma,
-    FallbackKind::WmmaInsteadOfWgmma,
-    FallbackKind::FfmaLoopInsteadOfWgmma,
-    FallbackKind::CpAsyncInsteadOfTma,
-    FallbackKind::LdStCopyInsteadOfTma,
-    FallbackKind::BarSyncInsteadOfMbarrier,
-    FallbackKind::WgmmaSerialized,
-    FallbackKind::TmaWithoutExpectTx,
-    FallbackKind::SetmaxnregWithoutCap,
-    FallbackKind::SetmaxnregOutsideRoleBranch,
-    FallbackKind::LocalMemoryInLoop,
-    FallbackKind::WgmmaInsteadOfTcgen05,
-};
-} // namespace
-
-ArrayRef<FallbackKind> analysis::allFallbackKinds() { return kAllKinds; }
-
 StringRef analysis::fallbackKindName(FallbackKind kind) {
   switch (kind) {
   case FallbackKind::MmaSyncInsteadOfWgmma:

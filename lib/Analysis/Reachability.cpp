@@ -165,16 +165,6 @@ std::optional<bool> analysis::constantPredicate(Value pred) {
   return value;
 }
 
-std::optional<bool> analysis::guardValue(ptx::InstructionOpInterface op) {
-  Value guard = op.getGuard();
-  if (!guard)
-    return true;
-  std::optional<bool> value = constantPredicate(guard);
-  if (!value)
-    return std::nullopt;
-  return *value != op.getNegated();
-}
-
 //===----------------------------------------------------------------------===//
 // Reachability
 //===----------------------------------------------------------------------===//

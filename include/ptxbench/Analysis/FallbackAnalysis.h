@@ -39,8 +39,6 @@ enum class FallbackKind {
 
 /// The kind's name as printed, e.g. "cp-async-instead-of-tma".
 llvm::StringRef fallbackKindName(FallbackKind kind);
-/// Every kind, in enum order.
-llvm::ArrayRef<FallbackKind> allFallbackKinds();
 
 struct Fallback {
   FallbackKind kind;

@@ -28,10 +28,6 @@ namespace ptxbench::analysis {
 /// immediate), or a `mov` of 0 or 1. std::nullopt when not provably constant.
 std::optional<bool> constantPredicate(mlir::Value pred);
 
-/// Whether `op` runs when control reaches it: true (unguarded or constantly
-/// true guard), false (constantly false guard) or std::nullopt (unknown).
-std::optional<bool> guardValue(ptx::InstructionOpInterface op);
-
 class Reachability {
 public:
   explicit Reachability(ptx::ModuleOp module);
@@ -64,17 +60,14 @@ public:
   /// Whether `op` is executable in a function that `kernel` can call.
   bool isReachableFrom(ptx::FuncOp kernel, mlir::Operation *op) const;
 
-  /// The functions whose address is taken (indirect-call targets).
-  llvm::ArrayRef<ptx::FuncOp> addressTaken() const {
-    return addressTakenList.getArrayRef();
-  }
-
 private:
   void computeBlocks(ptx::FuncOp func);
   void computeCallees(ptx::FuncOp func);
   llvm::SetVector<ptx::FuncOp> closure(ptx::FuncOp kernel, bool executable);
 
-  /// guardValue with the predicates' values cached.
+  /// Whether `op` runs when control reaches it: true (unguarded or constantly
+  /// true guard), false (constantly false guard) or std::nullopt (unknown);
+  /// the predicates' values are cached.
   std::optional<bool> cachedGuard(ptx::InstructionOpInterface op);
 
   ptx::ModuleOp module;
