@@ -91,3 +91,6 @@ chromium = (os.environ.get("PTXBENCH_CHROMIUM") or shutil.which("chromium")
 if chromium:
     config.available_features.add("chromium")
     config.substitutions.append(("%chromium", chromium))
+else:
+    lit_config.note("no Chromium: the HTML report's screenshot test "
+                    "(REQUIRES: chromium) is skipped")
