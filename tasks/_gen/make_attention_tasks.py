@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Writes the task.json of every attention task (mha_fwd_lse_*, mha_bwd_*).
+
+The attention tasks differ only in head dimension, causality and direction,
+so they are generated from one description here instead of kept by hand in
+seven near-identical files. Run it after editing; test/tasks checks that the
+committed files are current.
+
+Usage: make_attention_tasks.py [--check] [TASKS_DIR]
+"""
+import json
+import os
+import sys
+
+TIMING = {"warmup": 3, "min_samples": 10, "max_samples": 100,
+          "max_seconds": 1.0, "target_rse": 0.005}
+
+ABI = ("Tensors are row-major [B, H, S, D] (batch, head, sequence position, "
+       "head dimension), LSE is [B, H, S]. The softmax scale is 1/sqrt(D); "
+       "LSE is the natural-log log-sum-exp of each scaled score row "
+       "(LSE[b,h,i] = log(sum_j exp(scale * Q[b,h,i,:].K[b,h,j,:]))).")
+CAUSAL = ("{causal} (CAUSAL = {c} in every workload; with CAUSAL = 1 query i "
+          "attends to keys j <= i only, the top-left-aligned causal mask).")
+SM90 = ("On sm_90a use TMA (cp.async.bulk.tensor) for Q, K and V on "
+        "transaction-count mbarriers and wgmma from shared-memory descriptors "
+        "for both matrix products (FlashAttention-3 style: online softmax in "
+        "registers, producer warp with setmaxnreg, consumer warpgroups); on "
+        "sm_100a use tcgen05.mma with tensor memory, TMA and mbarriers.")
+KERNELS_ONLY = ("Kernels only: the harness allocates every tensor and launches "
+                "per the submission's launch plan (// @ptxbench lines; "
+                "tensormap statements give TMA descriptors, workspace "
+                "statements give zeroed scratch memory). S need not be a "
+                "multiple of any tile size: handle partial tiles.")
+
+FEATURES = {"sm_90a": ["wgmma", "tma", "mbarrier_tx"],
+            "sm_100a": ["tcgen05", "tmem", "tma", "mbarrier_tx"]}
+ENCOURAGED = {"sm_90a": ["setmaxnreg", "cluster_barrier"],
+              "sm_100a": ["cluster_barrier"]}
+
+
+def qkv(init):
+    return [{"name": n, "dtype": "bf16", "shape": ["B", "H", "S", "D"],
+             "role": "input", "init": dict(init)} for n in ("Q", "K", "V")]
+
+
+def workloads(d, causal, bwd):
+    def w(name, b, s):
+        return {"name": name, "B": b, "H": 48, "S": s, "D": d, "CAUSAL": causal}
+    dev = [w("dev-b4-s4096", 4, 4096), w("dev-b16-s1024", 16, 1024)]
+    if bwd:
+        held = [w("heldout-b4-s3000-ragged", 4, 3000), w("heldout-b8-s2048", 8, 2048),
+                w("heldout-b32-s512", 32, 512)]
+    else:
+        held = [w("heldout-b2-s8192", 2, 8192), w("heldout-b4-s3000-ragged", 4, 3000),
+                w("heldout-b32-s512", 32, 512)]
+    return {"dev": dev, "heldout": held}
+
+
+def forward(d, causal):
+    name = f"mha_fwd_lse_h48_d{d}" + ("_causal" if causal else "")
+    desc = (f"Multi-head attention forward with the log-sum-exp: O = softmax(scale * Q K^T) V "
+            f"and LSE, for H = 48 heads of head dimension D = {d}, B and S varying per "
+            f"workload (self-attention: queries and keys have the same length S). " + ABI + " " +
+            CAUSAL.format(causal="Causal" if causal else "Not causal", c=int(causal)) +
+            " bf16 Q, K, V and O, fp32 LSE; accumulate in fp32. " + KERNELS_ONLY + " " + SM90)
+    flops = "2*B*H*S*S*D" if causal else "4*B*H*S*S*D"
+    return name, {
+        "name": name, "description": desc,
+        "params": ["B", "H", "S", "D", "CAUSAL"],
+        "tensors": qkv({"dist": "normal", "mean": 0, "std": 1}) + [
+            {"name": "O", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "output"},
+            {"name": "LSE", "dtype": "f32", "shape": ["B", "H", "S"], "role": "output"}],
+        "workloads": workloads(d, int(causal), False),
+        "check": {"tolerance": {"bf16": {"atol": 0.01, "rtol": 0.02},
+                                "f32": {"atol": 0.001, "rtol": 0.0005}},
+                  "rel_l2": 0.01, "trials": 2},
+        "flops": flops,
+        "bytes": "2*4*B*H*S*D + 4*B*H*S",
+        "reference": "attention_fwd",
+        "baseline": "cudnn_sdpa_fwd",
+        "operands": {"q": "Q", "k": "K", "v": "V", "o": "O", "lse": "LSE",
+                     "causal": "CAUSAL"},
+        "features": FEATURES, "encouraged": ENCOURAGED, "timing": TIMING}
+
+
+def backward(d, causal):
+    name = f"mha_bwd_h48_d{d}" + ("_causal" if causal else "")
+    desc = (f"Multi-head attention backward: given Q, K, V, the forward output O, its "
+            f"gradient dO and the forward's LSE, compute dQ, dK and dV of "
+            f"O = softmax(scale * Q K^T) V for H = 48 heads of head dimension D = {d}, "
+            f"B and S varying per workload. " + ABI + " " +
+            CAUSAL.format(causal="Causal" if causal else "Not causal", c=int(causal)) +
+            " With P = exp(scale * Q K^T - LSE) and Delta_i = sum_d dO[i,d] * O[i,d]: "
+            "dV = P^T dO, dS = P * (dO V^T - Delta), dQ = scale * dS K, dK = scale * dS^T Q. "
+            "O and LSE are the forward's (computed by the harness from Q, K and V); Q, K and "
+            "dO are spiky (normal with rare large values). bf16 tensors, fp32 LSE; "
+            "accumulate in fp32 (a workspace may hold fp32 partial sums of dQ). " +
+            KERNELS_ONLY + " " + SM90)
+    flops = "5*B*H*S*S*D" if causal else "10*B*H*S*S*D"
+    spiky = {"dist": "spiky", "mean": 0, "std": 1, "spike_prob": 0.001, "spike_scale": 8}
+    tensors = qkv(spiky)
+    tensors[2]["init"] = {"dist": "normal", "mean": 0, "std": 1}  # V
+    bhsd = ["B", "H", "S", "D"]
+    tensors += [
+        {"name": "O", "dtype": "bf16", "shape": bhsd, "role": "input", "init": {"dist": "derived"}},
+        {"name": "dO", "dtype": "bf16", "shape": bhsd, "role": "input", "init": dict(spiky)},
+        {"name": "LSE", "dtype": "f32", "shape": ["B", "H", "S"], "role": "input",
+         "init": {"dist": "derived"}},
+        {"name": "dQ", "dtype": "bf16", "shape": bhsd, "role": "output"},
+        {"name": "dK", "dtype": "bf16", "shape": bhsd, "role": "output"},
+        {"name": "dV", "dtype": "bf16", "shape": bhsd, "role": "output"}]
+    return name, {
+        "name": name, "description": desc,
+        "params": ["B", "H", "S", "D", "CAUSAL"],
+        "tensors": tensors,
+        "workloads": workloads(d, int(causal), True),
+        "check": {"tolerance": {"bf16": {"atol": 0.05, "rtol": 0.05}},
+                  "rel_l2": 0.02, "trials": 2},
+        "flops": flops,
+        "bytes": "2*8*B*H*S*D + 4*B*H*S",
+        "reference": "attention_bwd",
+        "baseline": "cudnn_sdpa_bwd",
+        "operands": {"q": "Q", "k": "K", "v": "V", "o": "O", "lse": "LSE", "do": "dO",
+                     "dq": "dQ", "dk": "dK", "dv": "dV", "causal": "CAUSAL"},
+        "features": FEATURES, "encouraged": ENCOURAGED, "timing": TIMING}
+
+
+TASKS = [forward(128, False), forward(128, True), forward(64, False), forward(256, False),
+         backward(128, False), backward(128, True)]
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    check = "--check" in sys.argv[1:]
+    root = args[0] if args else os.path.join(os.path.dirname(__file__), "..")
+    stale = 0
+    for name, task in TASKS:
+        path = os.path.join(root, name, "task.json")
+        text = json.dumps(task, indent=2) + "\n"
+        if check:
+            if not os.path.exists(path) or open(path).read() != text:
+                print(f"stale: {path} (run tasks/_gen/make_attention_tasks.py)")
+                stale += 1
+            continue
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        print(f"wrote {path}")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
