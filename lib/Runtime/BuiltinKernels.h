@@ -1,8 +1,8 @@
 //===- BuiltinKernels.h - The harness's own CUDA kernels --------*- C++ -*-===//
 //
-// Input generation, output poisoning and the fp32 references (GEMM,
-// rmsnorm), compiled
-// with NVRTC at run time. Self-contained (no headers) so NVRTC needs no
+// Input generation and the fp32 references of GEMM and rmsnorm, compiled
+// with NVRTC at run time (the attention references follow in
+// AttentionKernels.h). Self-contained (no headers) so NVRTC needs no
 // include path.
 //
 //===----------------------------------------------------------------------===//
@@ -12,7 +12,7 @@
 
 namespace ptxbench::runtime {
 
-/// dtype codes: 0 bf16, 1 f16, 2 f32, 3 i32 (as DType). dist codes as
+/// dtype codes: 0 bf16, 1 f16, 2 f32, 3 i32, 4 e4m3 (as DType). dist codes as
 /// Distribution::Kind: 0 normal, 1 uniform, 2 ints, 3 spiky.
 inline constexpr const char *builtinKernelsSource = R"cuda(
 typedef unsigned long long u64;
@@ -45,7 +45,36 @@ __device__ __forceinline__ u16 f2h(float f) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 }
+// OCP fp8 E4M3 (bias 7, no infinities, S.1111.111 is NaN, max 448).
+__device__ __forceinline__ float e4m3ToF(unsigned char b) {
+  int e = (b >> 3) & 15, m = b & 7;
+  float mag = e == 0 ? m * (1.0f / 512.0f) // subnormal: m * 2^-9
+                     : ldexpf(1.0f + m * 0.125f, e - 7);
+  if (e == 15 && m == 7) mag = __int_as_float(0x7fc00000);
+  return (b & 0x80) ? -mag : mag;
+}
+// Round to nearest even, saturating to +-448 (what cvt.rn.satfinite does).
+__device__ __forceinline__ unsigned char fToE4m3(float f) {
+  unsigned char sign = f < 0.0f ? 0x80 : 0;
+  float a = fminf(fabsf(f), 448.0f);
+  if (a != a) return 0x7f;
+  int best = 0;
+  // The 127 finite magnitudes are monotonic in their encoding: binary search
+  // for the nearest one, ties to the even encoding.
+  int lo = 0, hi = 126;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (e4m3ToF((unsigned char)mid) <= a) lo = mid; else hi = mid - 1;
+  }
+  best = lo;
+  if (best < 126) {
+    float below = e4m3ToF((unsigned char)best), above = e4m3ToF((unsigned char)(best + 1));
+    if (a - below > above - a || (a - below == above - a && (best & 1))) best += 1;
+  }
+  return sign | (unsigned char)best;
+}
 __device__ __forceinline__ float loadElem(const void *p, u64 i, int dtype) {
+  if (dtype == 4) return e4m3ToF(((const unsigned char *)p)[i]);
   if (dtype == 0) return bf16ToF(((const u16 *)p)[i]);
   if (dtype == 1) return h2f(((const u16 *)p)[i]);
   if (dtype == 2) return ((const float *)p)[i];
@@ -73,16 +102,19 @@ extern "C" __global__ void ptxbench_init(void *p, u64 n, int dtype, int dist,
     if (dtype == 0) ((u16 *)p)[i] = fToBf16(v);
     else if (dtype == 1) ((u16 *)p)[i] = f2h(v);
     else if (dtype == 2) ((float *)p)[i] = v;
+    else if (dtype == 4) ((unsigned char *)p)[i] = fToE4m3(v);
     else ((int *)p)[i] = (int)v;
   }
 }
 
 // C[M,N] (fp32) = A[M,K] @ B[K,N], row-major, fp32 accumulation; with
-// transB, B is [N,K] and C = A @ B^T.
+// transB, B is [N,K] and C = A @ B^T. Non-null scaleA/scaleB (one f32 each)
+// multiply the result (fp8 per-tensor scales).
 // 64x64 tiles, 16x16 threads, 4x4 outputs per thread.
 extern "C" __global__ void __launch_bounds__(256)
 ptxbench_gemm_ref(const void *A, const void *B, float *C, int M, int N, int K,
-                  int dtA, int dtB, int transB) {
+                  int dtA, int dtB, int transB, const float *scaleA,
+                  const float *scaleB) {
   __shared__ float As[16][64 + 1];
   __shared__ float Bs[16][64 + 1];
   int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
@@ -115,12 +147,13 @@ ptxbench_gemm_ref(const void *A, const void *B, float *C, int M, int N, int K,
     }
     __syncthreads();
   }
+  float scale = (scaleA ? *scaleA : 1.0f) * (scaleB ? *scaleB : 1.0f);
 #pragma unroll
   for (int i = 0; i < 4; ++i)
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       int r = row0 + ty + 16 * i, c = col0 + tx + 16 * j;
-      if (r < M && c < N) C[(u64)r * N + c] = acc[i][j];
+      if (r < M && c < N) C[(u64)r * N + c] = acc[i][j] * scale;
     }
 }
 // rmsnorm: Y[T,H] (fp32) = X / sqrt(mean(X^2, row) + eps) * W, one block of

@@ -61,6 +61,9 @@ namespace ptxbench::runtime::cuda {
   X(cublasLtGetVersion)                                                        \
   X(cublasLtMatmulDescCreate)                                                  \
   X(cublasLtMatmulDescSetAttribute)                                            \
+  X(cublasLtMatmulDescDestroy)                                                 \
+  X(cublasLtMatrixLayoutDestroy)                                               \
+  X(cublasLtMatmulPreferenceDestroy)                                           \
   X(cublasLtMatrixLayoutCreate)                                                \
   X(cublasLtMatmulPreferenceCreate)                                            \
   X(cublasLtMatmulPreferenceSetAttribute)                                      \

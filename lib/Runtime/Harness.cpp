@@ -18,10 +18,10 @@
 #include "llvm/Support/Path.h"
 
 #ifdef PTXBENCH_HAVE_CUDA_HEADERS
-#include "BuiltinKernels.h"
-#include "CudaLibs.h"
+#include "Gpu.h"
+#include "Operator.h"
+#include "Peaks.h"
 
-#include <chrono>
 #include <cstring>
 #include <unistd.h>
 #endif
@@ -96,297 +96,11 @@ bool ptxbench::runtime::probeGpu(std::string &why, std::string *deviceName,
 
 namespace {
 
-/// A failed step: its status and message; `contextLost` when the CUDA
-/// context is unusable afterwards (a fault inside a kernel).
-struct Failure {
-  Status status;
-  std::string message;
-  bool contextLost = false;
-};
-using MaybeFail = std::optional<Failure>;
-
-#define TRY(expr)                                                              \
-  if (MaybeFail f_ = (expr))                                                   \
-    return f_;
-
-bool isStickyError(CUresult r) {
-  switch (r) {
-  case CUDA_ERROR_ILLEGAL_ADDRESS:
-  case CUDA_ERROR_LAUNCH_TIMEOUT:
-  case CUDA_ERROR_ASSERT:
-  case CUDA_ERROR_HARDWARE_STACK_ERROR:
-  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-  case CUDA_ERROR_MISALIGNED_ADDRESS:
-  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-  case CUDA_ERROR_INVALID_PC:
-  case CUDA_ERROR_LAUNCH_FAILED:
-  case CUDA_ERROR_CONTEXT_IS_DESTROYED:
-  case CUDA_ERROR_TENSOR_MEMORY_LEAK:
-    return true;
-  default:
-    return false;
-  }
-}
-
-struct DeviceBuffer {
-  CUdeviceptr ptr = 0;
-  size_t bytes = 0;
-};
-
-class Gpu {
-public:
-  Driver d;
-  CublasLt lt;
-  bool haveLt = false;
-  std::string ltError;
-  CUdevice dev = 0;
-  CUcontext ctx = nullptr;
-  CUstream stream = nullptr;
-  std::string name;
-  int ccMajor = 0, ccMinor = 0, l2Bytes = 0, smCount = 0;
-  CUmodule builtins = nullptr;
-  CUfunction initFn = nullptr, refFn = nullptr, rmsnormFn = nullptr;
-  DeviceBuffer flush;
-  cublasLtHandle_t ltHandle = nullptr;
-  DeviceBuffer ltWorkspace;
-  Nvml nvml;
-  Nvml::Device nvmlDevice = nullptr;
-  unsigned maxSmMHz = 0;
-  std::string nvmlError, driverVersion;
-  int cudaVersion = 0;
-  /// The instrumented submission, loaded on first use.
-  CUmodule counted = nullptr;
-  std::vector<CUfunction> countedFunctions;
-  std::string countedError;
-
-  /// The SM clock and throttle reasons now (invalid without NVML).
-  ClockReading readClock() {
-    ClockReading r;
-    if (!nvmlDevice)
-      return r;
-    unsigned mhz = 0;
-    if (nvml.nvmlDeviceGetClockInfo(nvmlDevice, Nvml::clockSM, &mhz))
-      return r;
-    r.valid = true;
-    r.smMHz = mhz;
-    unsigned long long reasons = 0;
-    if (nvml.getReasons && !nvml.getReasons(nvmlDevice, &reasons))
-      r.reasons = reasons;
-    return r;
-  }
-
-  MaybeFail check(CUresult r, Status status, const Twine &what) {
-    if (r == CUDA_SUCCESS)
-      return std::nullopt;
-    bool sticky = isStickyError(r);
-    return Failure{sticky ? Status::RuntimeError : status,
-                   (what + ": " + d.describe(r)).str(), sticky};
-  }
-
-  MaybeFail init();
-  MaybeFail compileCuda(StringRef source, StringRef fileName, std::string &ptx,
-                        std::string &log);
-  MaybeFail loadModule(StringRef ptx, CUmodule &module, std::string &log);
-  MaybeFail alloc(DeviceBuffer &buf, size_t bytes) {
-    buf.bytes = bytes;
-    return check(d.cuMemAlloc(&buf.ptr, bytes ? bytes : 16),
-                 Status::HarnessError,
-                 "allocating " + Twine(bytes) + " bytes of device memory");
-  }
-  void free(DeviceBuffer &buf) {
-    if (buf.ptr)
-      d.cuMemFree(buf.ptr);
-    buf = {};
-  }
-  std::string arch() const { return archName(ccMajor, ccMinor); }
-};
-
-MaybeFail Gpu::init() {
-  std::string error;
-  if (!d.load(error))
-    return Failure{Status::NoGpu, "no CUDA driver/GPU available: " + error};
-  if (CUresult r = d.cuInit(0))
-    return Failure{Status::NoGpu,
-                   "no CUDA driver/GPU available: cuInit: " + d.describe(r)};
-  TRY(check(d.cuDeviceGet(&dev, 0), Status::NoGpu, "cuDeviceGet"));
-  char buf[256] = {};
-  d.cuDeviceGetName(buf, sizeof(buf), dev);
-  name = buf;
-  d.cuDeviceGetAttribute(&ccMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                         dev);
-  d.cuDeviceGetAttribute(&ccMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                         dev);
-  d.cuDeviceGetAttribute(&l2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
-  d.cuDeviceGetAttribute(&smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                         dev);
-  TRY(check(d.cuDevicePrimaryCtxRetain(&ctx, dev), Status::HarnessError,
-            "retaining the primary context"));
-  TRY(check(d.cuCtxSetCurrent(ctx), Status::HarnessError, "cuCtxSetCurrent"));
-  TRY(check(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
-            Status::HarnessError, "creating the harness stream"));
-  haveLt = lt.load(ltError);
-  // NVML is optional: without it timing says "clock not sampled".
-  if (nvml.load(nvmlError)) {
-    char bus[64] = {};
-    if (d.cuDeviceGetPCIBusId(bus, sizeof(bus), dev) == CUDA_SUCCESS &&
-        nvml.nvmlDeviceGetHandleByPciBusId_v2(bus, &nvmlDevice) == 0) {
-      if (nvml.nvmlDeviceGetMaxClockInfo(nvmlDevice, Nvml::clockSM,
-                                         &maxSmMHz))
-        maxSmMHz = 0;
-    } else {
-      nvmlDevice = nullptr;
-      nvmlError = "NVML does not know the CUDA device's PCI bus id";
-    }
-    char version[96] = {};
-    if (nvml.nvmlSystemGetDriverVersion &&
-        !nvml.nvmlSystemGetDriverVersion(version, sizeof(version)))
-      driverVersion = version;
-  }
-  d.cuDriverGetVersion(&cudaVersion);
-  if (driverVersion.empty())
-    driverVersion = "cuda" + std::to_string(cudaVersion);
-  if (std::string why; !ptxbench::toolchain::canCompileCUDA(&why))
-    return Failure{Status::HarnessError,
-                   "NVRTC is needed for the harness's own kernels: " + why};
-  std::string ptx, log;
-  if (MaybeFail f =
-          compileCuda(builtinKernelsSource, "ptxbench_builtins.cu", ptx, log)) {
-    f->status = Status::HarnessError;
-    f->message += "\n" + log;
-    return f;
-  }
-  if (MaybeFail f = loadModule(ptx, builtins, log)) {
-    f->status = Status::HarnessError;
-    return f;
-  }
-  TRY(check(d.cuModuleGetFunction(&initFn, builtins, "ptxbench_init"),
-            Status::HarnessError, "ptxbench_init"));
-  TRY(check(d.cuModuleGetFunction(&refFn, builtins, "ptxbench_gemm_ref"),
-            Status::HarnessError, "ptxbench_gemm_ref"));
-  TRY(check(d.cuModuleGetFunction(&rmsnormFn, builtins, "ptxbench_rmsnorm_ref"),
-            Status::HarnessError, "ptxbench_rmsnorm_ref"));
-  // Overwriting twice the L2 evicts the submission's data between samples.
-  TRY(alloc(flush, size_t(std::max(l2Bytes, 1 << 20)) * 2));
-  return std::nullopt;
-}
-
-MaybeFail Gpu::compileCuda(StringRef source, StringRef fileName,
-                           std::string &ptx, std::string &log) {
-  // The same compilation as `ptxbench analyze` (Toolchain/CudaCompiler.h).
-  ptxbench::toolchain::CompiledSource compiled =
-      ptxbench::toolchain::compileCUDA(source, fileName, arch());
-  log = compiled.log;
-  while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
-    log.pop_back();
-  if (!compiled.ok)
-    return Failure{Status::CompileError,
-                   "NVRTC (" + arch() + ") failed:\n" + log};
-  ptx = std::move(compiled.ptx);
-  return std::nullopt;
-}
-
-MaybeFail Gpu::loadModule(StringRef ptx, CUmodule &module, std::string &log) {
-  std::string text = ptx.str(); // NUL-terminated
-  std::vector<char> info(1 << 16), err(1 << 16);
-  CUjit_option opts[] = {
-      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-      CU_JIT_LOG_VERBOSE};
-  void *vals[] = {info.data(), reinterpret_cast<void *>(info.size()),
-                  err.data(), reinterpret_cast<void *>(err.size()),
-                  reinterpret_cast<void *>(1)};
-  CUresult r = d.cuModuleLoadDataEx(&module, text.c_str(), 5, opts, vals);
-  log = StringRef(info.data()).trim().str();
-  std::string errLog = StringRef(err.data()).trim().str();
-  if (!errLog.empty())
-    log += (log.empty() ? "" : "\n") + errLog;
-  if (r != CUDA_SUCCESS)
-    return Failure{isStickyError(r) ? Status::RuntimeError
-                                    : Status::CompileError,
-                   "loading the PTX (driver JIT) failed: " + d.describe(r) +
-                       (errLog.empty() ? "" : "\n" + errLog),
-                   isStickyError(r)};
-  return std::nullopt;
-}
-
-/// Times `launch` per the task's timing rules: warm-up, then samples each
-/// preceded by an L2 reset and flush, until the stopping rule holds over
-/// the clean (unthrottled) samples. With NVML the SM clock and throttle
-/// reasons are read after the flush is queued and after the sample ends;
-/// throttled samples are discarded and counted (isThrottled, keptSamples).
-static MaybeFail timeLaunches(Gpu &gpu, const Task::Timing &timing,
-                              const std::function<MaybeFail()> &launch,
-                              TimingStats &out) {
-  Driver &d = gpu.d;
-  CUevent start, stop;
-  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
-  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
-  for (unsigned i = 0; i < timing.warmup; ++i)
-    TRY(launch());
-  TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "warm-up runs"));
-  std::vector<double> samples, clean;
-  SmallVector<bool, 128> throttled;
-  unsigned minMHz = ~0u, maxMHz = 0;
-  bool sampled = gpu.nvmlDevice != nullptr;
-  auto begin = std::chrono::steady_clock::now();
-  uint32_t flushValue = 0;
-  while (true) {
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count();
-    // The stopping rule counts clean samples; throttled ones may add at
-    // most as many attempts again before the time cap ends it.
-    if (enoughSamples(clean, elapsed, timing) ||
-        samples.size() >= 2 * timing.maxSamples ||
-        (elapsed >= timing.maxSeconds && samples.size() >= timing.minSamples))
-      break;
-    d.cuCtxResetPersistingL2Cache();
-    TRY(gpu.check(d.cuMemsetD32Async(gpu.flush.ptr, ++flushValue,
-                                     gpu.flush.bytes / 4, gpu.stream),
-                  Status::HarnessError, "flushing L2"));
-    ClockReading before = gpu.readClock();
-    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(launch());
-    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "a timed run"));
-    ClockReading after = gpu.readClock();
-    float ms = 0;
-    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
-                  "cuEventElapsedTime"));
-    bool hot = isThrottled(before, after, gpu.maxSmMHz);
-    samples.push_back(ms);
-    throttled.push_back(hot);
-    if (!hot) {
-      clean.push_back(ms);
-      for (const ClockReading &r : {before, after})
-        if (r.valid) {
-          minMHz = std::min(minMHz, r.smMHz);
-          maxMHz = std::max(maxMHz, r.smMHz);
-        }
-    }
-  }
-  bool keptThrottled = false;
-  std::vector<double> kept =
-      keptSamples(samples, throttled, timing.minSamples, keptThrottled);
-  out = summarizeTimes(kept);
-  out.clockSampled = sampled;
-  out.throttled = samples.size() - clean.size();
-  out.keptThrottled = keptThrottled;
-  out.minClockMHz = minMHz == ~0u ? 0 : minMHz;
-  out.maxClockMHz = maxMHz;
-  return std::nullopt;
-}
-
 /// Everything allocated for one workload.
 struct WorkloadBuffers {
-  std::vector<DeviceBuffer> tensors, workspaces;
-  std::vector<std::vector<int64_t>> shapes;
+  WorkloadTensors tensors;
+  std::vector<DeviceBuffer> workspaces;
   std::vector<CUtensorMap> maps;
-  DeviceBuffer ref, baselineOut;
 };
 
 class WorkloadRunner {
@@ -399,12 +113,12 @@ public:
   ~WorkloadRunner() {
     if (lost)
       return; // freeing in a lost context only produces more errors
-    for (DeviceBuffer &b : bufs.tensors)
+    for (DeviceBuffer &b : bufs.tensors.buffers)
       gpu.free(b);
     for (DeviceBuffer &b : bufs.workspaces)
       gpu.free(b);
-    gpu.free(bufs.ref);
-    gpu.free(bufs.baselineOut);
+    if (op)
+      op->release();
   }
 
   /// Runs the checks and the timing; fills `result`.
@@ -424,8 +138,7 @@ private:
   const Workload &wl;
   uint64_t seed;
   WorkloadBuffers bufs;
-  int a = -1, b = -1, c = -1; // the reference's operands
-  int64_t M = 0, N = 0, K = 0;
+  std::unique_ptr<Operator> op;
 
   MaybeFail allocate();
   MaybeFail generateInputs(unsigned trial);
@@ -434,13 +147,17 @@ private:
   /// Launches the plan with `fns`; a non-zero `counters` is passed as one
   /// more (last) argument to every kernel (the instrumented variant).
   MaybeFail launchWith(ArrayRef<CUfunction> fns, CUdeviceptr counters);
-  MaybeFail runReference();
+  /// Compares `outputs` (the submission's tensors, or the baseline's
+  /// values) with the reference; fills `checks` and, for the submission,
+  /// the result's worst check.
   MaybeFail checkOutputs(WorkloadResult &result, StringRef when);
+  MaybeFail compareWithReference(ArrayRef<CheckedOutput> outputs,
+                                 std::vector<NamedCheck> &checks);
   MaybeFail snapshotInputs(std::vector<std::vector<char>> &snap);
   MaybeFail checkInputsUnchanged(const std::vector<std::vector<char>> &snap,
                                  std::string &changed);
   MaybeFail time(std::function<MaybeFail()> launch, TimingStats &out);
-  MaybeFail baselineSetup(std::function<MaybeFail()> &launch);
+  void runBaseline(WorkloadResult &result);
 };
 
 MaybeFail WorkloadRunner::allocate() {
@@ -451,9 +168,10 @@ MaybeFail WorkloadRunner::allocate() {
     size_t n = 1;
     for (int64_t s : *shape)
       n *= size_t(s);
-    bufs.shapes.push_back(*shape);
-    bufs.tensors.emplace_back();
-    TRY(gpu.alloc(bufs.tensors.back(), n * dtypeSize(task.tensors[t].dtype)));
+    bufs.tensors.shapes.push_back(*shape);
+    bufs.tensors.buffers.emplace_back();
+    TRY(gpu.alloc(bufs.tensors.buffers.back(),
+                  n * dtypeSize(task.tensors[t].dtype)));
   }
   for (const ResolvedWorkspace &w : plan.workspaces) {
     bufs.workspaces.emplace_back();
@@ -461,7 +179,7 @@ MaybeFail WorkloadRunner::allocate() {
   }
   for (const ResolvedTensorMap &m : plan.tensorMaps) {
     const TensorSpec &spec = task.tensors[m.tensor];
-    const std::vector<int64_t> &shape = bufs.shapes[m.tensor];
+    const std::vector<int64_t> &shape = bufs.tensors.shapes[m.tensor];
     unsigned rank = shape.size();
     cuuint64_t dims[5], strides[4];
     cuuint32_t box[5], elemStrides[5];
@@ -477,10 +195,11 @@ MaybeFail WorkloadRunner::allocate() {
       }
     }
     CUtensorMapDataType type =
-        spec.dtype == DType::BF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-        : spec.dtype == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-        : spec.dtype == DType::F32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                   : CU_TENSOR_MAP_DATA_TYPE_INT32;
+        spec.dtype == DType::BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+        : spec.dtype == DType::F16  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+        : spec.dtype == DType::F32  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+        : spec.dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                    : CU_TENSOR_MAP_DATA_TYPE_INT32;
     CUtensorMapSwizzle swizzle[] = {
         CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
         CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
@@ -492,7 +211,8 @@ MaybeFail WorkloadRunner::allocate() {
         CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
     CUtensorMap map;
     CUresult r = d.cuTensorMapEncodeTiled(
-        &map, type, rank, reinterpret_cast<void *>(bufs.tensors[m.tensor].ptr),
+        &map, type, rank,
+        reinterpret_cast<void *>(bufs.tensors.buffers[m.tensor].ptr),
         dims, strides, box, elemStrides, interleave[int(m.interleave)],
         swizzle[int(m.swizzle)], l2[int(m.l2)],
         m.oob == OobFill::Zero
@@ -506,39 +226,16 @@ MaybeFail WorkloadRunner::allocate() {
                          " (global strides must be multiples of 16 bytes)"};
     bufs.maps.push_back(map);
   }
-  if (task.reference == "rmsnorm") {
-    // x [T, H], w [H], y [T, H]: M = T rows, N = H columns.
-    a = task.tensorIndex(task.operands.lookup("x"));
-    b = task.tensorIndex(task.operands.lookup("w"));
-    c = task.tensorIndex(task.operands.lookup("y"));
-    M = bufs.shapes[a][0];
-    N = bufs.shapes[a][1];
-    if (bufs.shapes[b][0] != N || bufs.shapes[c][0] != M ||
-        bufs.shapes[c][1] != N)
-      return Failure{Status::HarnessError, "rmsnorm operand shapes disagree"};
-    TRY(gpu.alloc(bufs.ref, size_t(M) * N * 4));
-    return std::nullopt;
-  }
-  a = task.tensorIndex(task.operands.lookup("a"));
-  b = task.tensorIndex(task.operands.lookup("b"));
-  c = task.tensorIndex(task.operands.lookup("c"));
-  M = bufs.shapes[a][0];
-  K = bufs.shapes[a][1];
-  // B is [K, N], or [N, K] when the task says "b_layout": "nk".
-  N = bufs.shapes[b][task.bTransposed ? 0 : 1];
-  if (bufs.shapes[b][task.bTransposed ? 1 : 0] != K || bufs.shapes[c][0] != M ||
-      bufs.shapes[c][1] != N)
-    return Failure{Status::HarnessError, "gemm operand shapes disagree"};
-  TRY(gpu.alloc(bufs.ref, size_t(M) * N * 4));
-  return std::nullopt;
+  op = makeOperator(gpu, task, bufs.tensors, wl.params);
+  return op->setup();
 }
 
 MaybeFail WorkloadRunner::generateInputs(unsigned trial) {
   for (unsigned t = 0; t < task.tensors.size(); ++t) {
     const TensorSpec &spec = task.tensors[t];
-    if (spec.role != Role::Input)
+    if (spec.role != Role::Input || spec.dist.kind == Distribution::Kind::Derived)
       continue;
-    uint64_t n = bufs.tensors[t].bytes / dtypeSize(spec.dtype);
+    uint64_t n = bufs.tensors.buffers[t].bytes / dtypeSize(spec.dtype);
     int dtype = int(spec.dtype), dist = int(spec.dist.kind);
     const Distribution &ds = spec.dist;
     bool isNormal = ds.kind == Distribution::Kind::Normal ||
@@ -546,15 +243,17 @@ MaybeFail WorkloadRunner::generateInputs(unsigned trial) {
     float pa = isNormal ? ds.mean : ds.low, pb = isNormal ? ds.std : ds.high;
     float prob = ds.spikeProb, scale = ds.spikeScale;
     uint64_t s = seed * 0x9E3779B97F4A7C15ull + trial * 0x100000001B3ull + t;
-    void *ptr = reinterpret_cast<void *>(bufs.tensors[t].ptr);
+    void *ptr = reinterpret_cast<void *>(bufs.tensors.buffers[t].ptr);
     void *args[] = {&ptr, &n, &dtype, &dist, &pa, &pb, &prob, &scale, &s};
-    unsigned blocks = unsigned(
-        std::min<uint64_t>((n + 255) / 256, uint64_t(gpu.smCount) * 16));
-    TRY(gpu.check(d.cuLaunchKernel(gpu.initFn, blocks, 1, 1, 256, 1, 1, 0,
-                                   gpu.stream, args, nullptr),
-                  Status::HarnessError, "generating inputs"));
+    unsigned grid[3] = {unsigned(std::min<uint64_t>(
+                            (n + 255) / 256, uint64_t(gpu.smCount) * 16)),
+                        1, 1};
+    unsigned block[3] = {256, 1, 1};
+    CUfunction init;
+    TRY(gpu.builtin("ptxbench_init", init));
+    TRY(launchBuiltin(gpu, init, grid, block, 0, args, "generating inputs"));
   }
-  return std::nullopt;
+  return op->deriveInputs();
 }
 
 MaybeFail WorkloadRunner::poisonOutputs() {
@@ -562,7 +261,7 @@ MaybeFail WorkloadRunner::poisonOutputs() {
     const TensorSpec &spec = task.tensors[t];
     if (spec.role != Role::Output)
       continue;
-    const DeviceBuffer &buf = bufs.tensors[t];
+    const DeviceBuffer &buf = bufs.tensors.buffers[t];
     CUresult r;
     if (spec.dtype == DType::BF16)
       r = d.cuMemsetD16Async(buf.ptr, unwrittenBF16Bits, buf.bytes / 2,
@@ -597,7 +296,7 @@ MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
       const ResolvedArg &arg = rk.args[i];
       switch (arg.kind) {
       case ResolvedArg::Kind::Tensor:
-        scalars[i][0] = bufs.tensors[arg.index].ptr;
+        scalars[i][0] = bufs.tensors.buffers[arg.index].ptr;
         params.push_back(scalars[i].data());
         break;
       case ResolvedArg::Kind::Workspace:
@@ -646,35 +345,6 @@ MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
   return std::nullopt;
 }
 
-MaybeFail WorkloadRunner::runReference() {
-  if (task.reference == "rmsnorm") {
-    int t = M, h = N, dtX = int(task.tensors[a].dtype),
-        dtW = int(task.tensors[b].dtype);
-    float eps = float(task.eps);
-    void *px = reinterpret_cast<void *>(bufs.tensors[a].ptr);
-    void *pw = reinterpret_cast<void *>(bufs.tensors[b].ptr);
-    void *py = reinterpret_cast<void *>(bufs.ref.ptr);
-    void *args[] = {&px, &pw, &py, &t, &h, &eps, &dtX, &dtW};
-    TRY(gpu.check(d.cuLaunchKernel(gpu.rmsnormFn, unsigned(M), 1, 1, 256, 1, 1,
-                                   0, gpu.stream, args, nullptr),
-                  Status::HarnessError, "running the reference"));
-    return gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
-                     "running the reference");
-  }
-  int m = M, n = N, k = K, dtA = int(task.tensors[a].dtype),
-      dtB = int(task.tensors[b].dtype), transB = task.bTransposed;
-  void *pa = reinterpret_cast<void *>(bufs.tensors[a].ptr);
-  void *pb = reinterpret_cast<void *>(bufs.tensors[b].ptr);
-  void *pc = reinterpret_cast<void *>(bufs.ref.ptr);
-  void *args[] = {&pa, &pb, &pc, &m, &n, &k, &dtA, &dtB, &transB};
-  TRY(gpu.check(d.cuLaunchKernel(gpu.refFn, unsigned((N + 63) / 64),
-                                 unsigned((M + 63) / 64), 1, 16, 16, 1, 0,
-                                 gpu.stream, args, nullptr),
-                Status::HarnessError, "running the reference"));
-  return gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
-                   "running the reference");
-}
-
 /// Copies a device tensor of `dtype` to host floats.
 static MaybeFail toHostFloats(Gpu &gpu, const DeviceBuffer &buf, DType dtype,
                               std::vector<float> &out) {
@@ -683,6 +353,10 @@ static MaybeFail toHostFloats(Gpu &gpu, const DeviceBuffer &buf, DType dtype,
   if (dtype == DType::F32)
     return gpu.check(gpu.d.cuMemcpyDtoH(out.data(), buf.ptr, buf.bytes),
                      Status::RuntimeError, "copying the output");
+  if (dtype != DType::BF16)
+    return Failure{Status::HarnessError,
+                   "outputs of dtype " + dtypeName(dtype).str() +
+                       " are not supported yet (bf16, f32 are)"};
   std::vector<uint16_t> raw(n);
   TRY(gpu.check(gpu.d.cuMemcpyDtoH(raw.data(), buf.ptr, buf.bytes),
                 Status::RuntimeError, "copying the output"));
@@ -691,29 +365,73 @@ static MaybeFail toHostFloats(Gpu &gpu, const DeviceBuffer &buf, DType dtype,
   return std::nullopt;
 }
 
-MaybeFail WorkloadRunner::checkOutputs(WorkloadResult &result, StringRef when) {
-  std::vector<float> out, ref;
-  TRY(toHostFloats(gpu, bufs.tensors[c], task.tensors[c].dtype, out));
-  TRY(toHostFloats(gpu, bufs.ref, DType::F32, ref));
-  std::optional<Tolerance> tol;
-  auto it = task.tolerances.find(task.tensors[c].dtype);
-  if (it != task.tolerances.end())
-    tol = it->second;
-  CompareStats stats = compareOutputs(out, ref, tol, task.relL2);
-  result.checkedTensor = task.tensors[c].name;
-  result.check = stats;
-  if (!stats.passed) {
-    result.status = Status::Incorrect;
-    int64_t row = stats.worstIndex >= 0 ? stats.worstIndex / N : -1;
-    int64_t col = stats.worstIndex >= 0 ? stats.worstIndex % N : -1;
-    result.message =
-        ("output '" + task.tensors[c].name + "' " + when + " failed the '" +
-         stats.failedCheck + "' check; worst element [" + Twine(row) + ", " +
-         Twine(col) + "]")
-            .str();
-    return Failure{Status::Incorrect, result.message};
+/// "[i, j, ...]": the flat index `flat` in a row-major tensor of `shape`.
+static std::string formatIndex(int64_t flat, ArrayRef<int64_t> shape) {
+  if (flat < 0)
+    return "[?]";
+  SmallVector<int64_t, 4> idx(shape.size());
+  for (unsigned i = shape.size(); i-- > 0;) {
+    idx[i] = flat % shape[i];
+    flat /= shape[i];
+  }
+  std::string s = "[";
+  for (unsigned i = 0; i < idx.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(idx[i]);
+  return s + "]";
+}
+
+MaybeFail
+WorkloadRunner::compareWithReference(ArrayRef<CheckedOutput> outputs,
+                                     std::vector<NamedCheck> &checks) {
+  checks.clear();
+  for (const CheckedOutput &o : outputs) {
+    const TensorSpec &spec = task.tensors[o.tensor];
+    // The submission's output is the task tensor itself.
+    const DeviceBuffer &values =
+        o.values.ptr ? o.values : bufs.tensors.buffers[o.tensor];
+    CUdeviceptr refPtr = 0;
+    for (const CheckedOutput &r : op->referenceOutputs())
+      if (r.tensor == o.tensor)
+        refPtr = r.values.ptr;
+    std::vector<float> out, ref;
+    TRY(toHostFloats(gpu, values, spec.dtype, out));
+    TRY(toHostFloats(gpu, {refPtr, out.size() * 4}, DType::F32, ref));
+    std::optional<Tolerance> tol;
+    auto it = task.tolerances.find(spec.dtype);
+    if (it != task.tolerances.end())
+      tol = it->second;
+    checks.push_back({spec.name, compareOutputs(out, ref, tol, task.relL2)});
   }
   return std::nullopt;
+}
+
+MaybeFail WorkloadRunner::checkOutputs(WorkloadResult &result, StringRef when) {
+  // The submission's outputs: the reference's list, read from the tensors.
+  std::vector<CheckedOutput> outputs;
+  for (const CheckedOutput &r : op->referenceOutputs())
+    outputs.push_back({r.tensor, {}});
+  TRY(compareWithReference(outputs, result.outputChecks));
+  // The result's headline check: the first failing output, else the one
+  // closest to its rel-L2 bound.
+  const NamedCheck *worst = nullptr;
+  for (const NamedCheck &c : result.outputChecks)
+    if (!worst || (!c.stats.passed && worst->stats.passed) ||
+        (c.stats.passed == worst->stats.passed &&
+         c.stats.relL2 > worst->stats.relL2 && worst->stats.passed))
+      worst = &c;
+  result.checkedTensor = worst->tensor;
+  result.check = worst->stats;
+  if (worst->stats.passed)
+    return std::nullopt;
+  int t = task.tensorIndex(worst->tensor);
+  result.status = Status::Incorrect;
+  result.message = ("output '" + worst->tensor + "' " + when +
+                    " failed the '" + worst->stats.failedCheck +
+                    "' check; worst element " +
+                    formatIndex(worst->stats.worstIndex,
+                                bufs.tensors.shapes[t]))
+                       .str();
+  return Failure{Status::Incorrect, result.message};
 }
 
 MaybeFail WorkloadRunner::snapshotInputs(std::vector<std::vector<char>> &snap) {
@@ -721,9 +439,10 @@ MaybeFail WorkloadRunner::snapshotInputs(std::vector<std::vector<char>> &snap) {
   for (unsigned t = 0; t < task.tensors.size(); ++t) {
     if (task.tensors[t].role != Role::Input)
       continue;
-    snap[t].resize(bufs.tensors[t].bytes);
+    const DeviceBuffer &buf = bufs.tensors.buffers[t];
+    snap[t].resize(buf.bytes);
     TRY(gpu.check(
-        d.cuMemcpyDtoH(snap[t].data(), bufs.tensors[t].ptr, snap[t].size()),
+        d.cuMemcpyDtoH(snap[t].data(), buf.ptr, snap[t].size()),
         Status::RuntimeError, "reading inputs"));
   }
   return std::nullopt;
@@ -752,83 +471,24 @@ MaybeFail WorkloadRunner::time(std::function<MaybeFail()> launch,
   return timeLaunches(gpu, task.timing, launch, out);
 }
 
-/// A cuBLASLt bf16 GEMM C[M,N] = A[M,K] B[K,N] (row-major, fp32 compute),
-/// or A B^T with B stored [N,K] when `transB`, on the harness stream;
-/// `launch` runs it once.
-static MaybeFail makeGemm(Gpu &gpu, int64_t M, int64_t N, int64_t K,
-                          DType typeA, DType typeB, bool transB,
-                          CUdeviceptr pa,
-                          CUdeviceptr pb, CUdeviceptr pc,
-                          std::function<MaybeFail()> &launch) {
-  if (!gpu.haveLt)
-    return Failure{Status::HarnessError, "cuBLASLt: " + gpu.ltError};
-  CublasLt &lt = gpu.lt;
-  if (!gpu.ltHandle) {
-    if (lt.cublasLtCreate(&gpu.ltHandle) != CUBLAS_STATUS_SUCCESS)
-      return Failure{Status::HarnessError, "cublasLtCreate failed"};
-    TRY(gpu.alloc(gpu.ltWorkspace, 64 << 20));
+/// Times the library baseline on the same path, then checks its outputs
+/// against the same reference (a sanity check of both); a failure is
+/// reported in the message, never in the submission's status.
+void WorkloadRunner::runBaseline(WorkloadResult &result) {
+  std::function<MaybeFail()> launch;
+  TimingStats bt;
+  MaybeFail f = op->makeBaseline(launch);
+  if (!f)
+    f = time(launch, bt);
+  if (!f)
+    f = compareWithReference(op->baselineOutputs(), result.baselineChecks);
+  if (f) {
+    result.message = "baseline: " + f->message;
+    lost |= f->contextLost;
+    return;
   }
-  auto type = [&](DType t) {
-    return t == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
-  };
-  // Row-major C[M,N] = A[M,K] B[K,N] is column-major C^T = B^T A^T: cuBLAS's
-  // first operand is B, seen column-major as [N, K] (ld N), not transposed.
-  // With B stored [N, K] (b_layout "nk", C = A B^T), column-major B is
-  // [K, N] (ld K) and is transposed: the "TN" GEMM.
-  cublasLtMatmulDesc_t op;
-  cublasLtMatrixLayout_t la, lb, lc;
-  cublasLtMatmulPreference_t pref;
-  cublasOperation_t opN = CUBLAS_OP_N;
-  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
-  bool ok =
-      lt.cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == 0 &&
-      lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opB,
-                                        sizeof(opB)) == 0 &&
-      lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opN,
-                                        sizeof(opN)) == 0 &&
-      (transB ? lt.cublasLtMatrixLayoutCreate(&la, type(typeB), K, N, K)
-              : lt.cublasLtMatrixLayoutCreate(&la, type(typeB), N, K, N)) ==
-          0 &&
-      lt.cublasLtMatrixLayoutCreate(&lb, type(typeA), K, M, K) == 0 &&
-      lt.cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, N, M, N) == 0 &&
-      lt.cublasLtMatmulPreferenceCreate(&pref) == 0;
-  size_t wsBytes = gpu.ltWorkspace.bytes;
-  ok = ok && lt.cublasLtMatmulPreferenceSetAttribute(
-                 pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsBytes,
-                 sizeof(wsBytes)) == 0;
-  cublasLtMatmulHeuristicResult_t heur = {};
-  int found = 0;
-  ok = ok &&
-       lt.cublasLtMatmulAlgoGetHeuristic(gpu.ltHandle, op, la, lb, lc, lc, pref,
-                                         1, &heur, &found) == 0 &&
-       found > 0;
-  if (!ok)
-    return Failure{Status::HarnessError,
-                   "cuBLASLt found no algorithm for this bf16 GEMM"};
-  auto algo = std::make_shared<cublasLtMatmulHeuristicResult_t>(heur);
-  CUdeviceptr ws = gpu.ltWorkspace.ptr;
-  Gpu *g = &gpu;
-  launch = [=, &lt]() -> MaybeFail {
-    static const float alpha = 1, beta = 0;
-    cublasStatus_t s = lt.cublasLtMatmul(
-        g->ltHandle, op, &alpha, reinterpret_cast<void *>(pb), la,
-        reinterpret_cast<void *>(pa), lb, &beta, reinterpret_cast<void *>(pc),
-        lc, reinterpret_cast<void *>(pc), lc, &algo->algo,
-        reinterpret_cast<void *>(ws), wsBytes, g->stream);
-    if (s != CUBLAS_STATUS_SUCCESS)
-      return Failure{Status::HarnessError,
-                     "cublasLtMatmul failed with status " +
-                         std::to_string(int(s))};
-    return std::nullopt;
-  };
-  return std::nullopt;
-}
-
-MaybeFail WorkloadRunner::baselineSetup(std::function<MaybeFail()> &launch) {
-  TRY(gpu.alloc(bufs.baselineOut, size_t(M) * N * 2));
-  return makeGemm(gpu, M, N, K, task.tensors[a].dtype, task.tensors[b].dtype,
-                  task.bTransposed, bufs.tensors[a].ptr, bufs.tensors[b].ptr,
-                  bufs.baselineOut.ptr, launch);
+  result.baselineTime = bt;
+  result.baselineVersion = op->baselineVersion();
 }
 
 void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
@@ -864,7 +524,7 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
       return fail(*f2);
     if (!changed.empty())
       return fail(Failure{Status::Incorrect, changed});
-    if (MaybeFail f2 = runReference())
+    if (MaybeFail f2 = op->runReference())
       return fail(*f2);
     if (MaybeFail f2 = checkOutputs(result, ("in trial " + Twine(trial + 1) +
                                              " of " + Twine(task.trials))
@@ -881,17 +541,7 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
   result.status = Status::Passed;
   if (!baseline || task.baseline == "none")
     return;
-  std::function<MaybeFail()> lt;
-  TimingStats bt;
-  MaybeFail f = baselineSetup(lt);
-  if (!f)
-    f = time(lt, bt);
-  if (f) {
-    result.message = "baseline: " + f->message;
-    lost |= f->contextLost;
-    return;
-  }
-  result.baselineTime = bt;
+  runBaseline(result);
 }
 
 void WorkloadRunner::countFeatures(WorkloadResult &result,
@@ -930,163 +580,6 @@ void WorkloadRunner::countFeatures(WorkloadResult &result,
   gpu.free(counters);
   for (unsigned i = 0; i < families.size(); ++i)
     result.features.push_back({families[i], -1, int64_t(counts[i])});
-}
-
-/// The card's speed of light: a large cuBLASLt bf16 GEMM and a large
-/// device-to-device copy, each the best of several samples; cached per
-/// card and driver.
-struct Peaks {
-  double tflops = 0, gbps = 0;
-  std::string source;
-};
-
-std::string peaksCachePath(const Gpu &gpu) {
-  SmallString<256> dir;
-  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x) {
-    dir = x;
-  } else if (const char *h = getenv("HOME"); h && *h) {
-    dir = h;
-    sys::path::append(dir, ".cache");
-  } else {
-    return "";
-  }
-  sys::path::append(dir, "ptxbench");
-  std::string key = gpu.name + "-" + gpu.driverVersion;
-  for (char &c : key)
-    if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-')
-      c = '_';
-  sys::path::append(dir, "peaks-" + key + ".json");
-  return std::string(dir);
-}
-
-/// The best time in ms of `reps` runs of `launch`, after `warmup` runs.
-MaybeFail bestTime(Gpu &gpu, const std::function<MaybeFail()> &launch,
-                   unsigned warmup, unsigned reps, double &bestMs) {
-  Driver &d = gpu.d;
-  CUevent start, stop;
-  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
-  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
-  for (unsigned i = 0; i < warmup; ++i)
-    TRY(launch());
-  bestMs = 0;
-  for (unsigned i = 0; i < reps; ++i) {
-    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(launch());
-    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(gpu.check(d.cuEventSynchronize(stop), Status::HarnessError,
-                  "measuring the speed of light"));
-    float ms = 0;
-    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
-                  "cuEventElapsedTime"));
-    if (!bestMs || ms < bestMs)
-      bestMs = ms;
-  }
-  return std::nullopt;
-}
-
-MaybeFail measurePeaksNow(Gpu &gpu, Peaks &peaks) {
-  Driver &d = gpu.d;
-  // bf16 GEMM 8192^3 on normal(0,1) data (zeros would run cooler/faster).
-  const int64_t n = 8192;
-  DeviceBuffer a, b, c;
-  auto cleanup = [&] {
-    gpu.free(a);
-    gpu.free(b);
-    gpu.free(c);
-  };
-  MaybeFail f = gpu.alloc(a, n * n * 2);
-  if (!f)
-    f = gpu.alloc(b, n * n * 2);
-  if (!f)
-    f = gpu.alloc(c, n * n * 2);
-  for (DeviceBuffer *buf : {&a, &b}) {
-    if (f)
-      break;
-    void *ptr = reinterpret_cast<void *>(buf->ptr);
-    uint64_t count = n * n, seed = buf == &a ? 1 : 2;
-    int dtype = int(DType::BF16), dist = int(Distribution::Kind::Normal);
-    float pa = 0, pb = 1, prob = 0, scale = 1;
-    void *args[] = {&ptr, &count, &dtype, &dist, &pa, &pb, &prob, &scale, &seed};
-    f = gpu.check(d.cuLaunchKernel(gpu.initFn, gpu.smCount * 16, 1, 1, 256, 1,
-                                   1, 0, gpu.stream, args, nullptr),
-                  Status::HarnessError, "generating GEMM inputs");
-  }
-  std::function<MaybeFail()> gemm;
-  if (!f)
-    f = makeGemm(gpu, n, n, n, DType::BF16, DType::BF16, /*transB=*/false,
-                 a.ptr, b.ptr, c.ptr, gemm);
-  double ms = 0;
-  if (!f)
-    f = bestTime(gpu, gemm, 5, 15, ms);
-  cleanup();
-  if (f)
-    return f;
-  peaks.tflops = 2.0 * n * n * n / (ms * 1e-3) * 1e-12;
-  // Device-to-device copy of 1 GiB; read + write bytes count.
-  const size_t bytes = size_t(1) << 30;
-  f = gpu.alloc(a, bytes);
-  if (!f)
-    f = gpu.alloc(b, bytes);
-  if (!f)
-    f = gpu.check(d.cuMemsetD32Async(a.ptr, 0x3F800000u, bytes / 4, gpu.stream),
-                  Status::HarnessError, "filling the copy source");
-  auto copy = [&]() -> MaybeFail {
-    return gpu.check(d.cuMemcpyDtoDAsync(b.ptr, a.ptr, bytes, gpu.stream),
-                     Status::HarnessError, "device-to-device copy");
-  };
-  if (!f)
-    f = bestTime(gpu, copy, 2, 10, ms);
-  cleanup();
-  if (f)
-    return f;
-  peaks.gbps = 2.0 * bytes / (ms * 1e-3) * 1e-9;
-  return std::nullopt;
-}
-
-Peaks measurePeaks(Gpu &gpu, bool remeasure) {
-  Peaks peaks;
-  std::string path = peaksCachePath(gpu);
-  if (!remeasure && !path.empty())
-    if (auto buf = MemoryBuffer::getFile(path))
-      if (auto v = json::parse((*buf)->getBuffer()))
-        if (const json::Object *o = v->getAsObject()) {
-          peaks.tflops = o->getNumber("bf16_tflops").value_or(0);
-          peaks.gbps = o->getNumber("copy_gbps").value_or(0);
-          if (peaks.tflops > 0 && peaks.gbps > 0) {
-            peaks.source = "cached in " + path;
-            return peaks;
-          }
-        }
-  if (MaybeFail f = measurePeaksNow(gpu, peaks)) {
-    peaks = {};
-    peaks.source = "could not measure: " + f->message;
-    return peaks;
-  }
-  peaks.source = "measured";
-  if (path.empty())
-    return peaks;
-  std::error_code ec = sys::fs::create_directories(sys::path::parent_path(path));
-  raw_fd_ostream os(path, ec);
-  if (ec) {
-    peaks.source += " (not cached: " + ec.message() + ")";
-    return peaks;
-  }
-  os << formatv("{0:2}", json::Value(json::Object{
-                             {"device", gpu.name},
-                             {"driver", gpu.driverVersion},
-                             {"bf16_tflops", peaks.tflops},
-                             {"copy_gbps", peaks.gbps},
-                             {"how", "best of 15 cuBLASLt bf16 8192^3 GEMMs "
-                                     "(fp32 compute); best of 10 1 GiB "
-                                     "device-to-device copies, read+write "
-                                     "bytes"}}))
-     << "\n";
-  peaks.source += ", cached in " + path;
-  return peaks;
 }
 
 void emit(int fd, json::Value v) {

@@ -275,6 +275,21 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
     if (r.time)
       o["speedup"] = r.baselineTime->medianMs / r.time->medianMs;
   }
+  if (!r.baselineVersion.empty())
+    o["baseline_version"] = r.baselineVersion;
+  for (auto [key, list] :
+       {std::pair{"checks", &r.outputChecks},
+        std::pair{"baseline_checks", &r.baselineChecks}}) {
+    if (list->empty())
+      continue;
+    json::Array a;
+    for (const NamedCheck &c : *list) {
+      json::Value v = toJSON(c.stats);
+      v.getAsObject()->try_emplace("tensor", c.tensor);
+      a.push_back(std::move(v));
+    }
+    o[key] = std::move(a);
+  }
   if (!r.features.empty()) {
     json::Array features;
     for (const FeatureCount &f : r.features)
@@ -353,6 +368,42 @@ static bool readTiming(const json::Object *o, TimingStats &t) {
   return true;
 }
 
+/// Reads a CompareStats written by toJSON.
+static CompareStats readCompareStats(const json::Object *c) {
+  CompareStats s;
+  s.passed = c->getBoolean("passed").value_or(false);
+  s.count = c->getInteger("count").value_or(0);
+  s.unwritten = c->getInteger("unwritten").value_or(0);
+  s.nonFinite = c->getInteger("non_finite").value_or(0);
+  s.outOfTolerance = c->getInteger("out_of_tolerance").value_or(0);
+  s.maxAbsErr = c->getNumber("max_abs_err").value_or(0);
+  s.maxRelErr = c->getNumber("max_rel_err").value_or(0);
+  s.relL2 = c->getNumber("rel_l2").value_or(0);
+  s.worstIndex = c->getInteger("worst_index").value_or(-1);
+  auto readNum = [&](StringRef key) -> double {
+    const json::Value *v = c->get(key);
+    if (!v)
+      return 0;
+    if (auto d = v->getAsNumber())
+      return *d;
+    StringRef t = v->getAsString().value_or("nan");
+    if (t == "inf")
+      return INFINITY;
+    if (t == "-inf")
+      return -INFINITY;
+    if (t == "unwritten") {
+      float f;
+      std::memcpy(&f, &unwrittenF32Bits, 4);
+      return f;
+    }
+    return NAN;
+  };
+  s.worstValue = readNum("worst_value");
+  s.worstRef = readNum("worst_ref");
+  s.failedCheck = c->getString("failed_check").value_or("").str();
+  return s;
+}
+
 bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
   const json::Object *o = value.getAsObject();
   if (!o)
@@ -371,38 +422,7 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
   r.compileLog = o->getString("compile_log").value_or("").str();
   r.jitLog = o->getString("jit_log").value_or("").str();
   if (const json::Object *c = o->getObject("check")) {
-    CompareStats s;
-    s.passed = c->getBoolean("passed").value_or(false);
-    s.count = c->getInteger("count").value_or(0);
-    s.unwritten = c->getInteger("unwritten").value_or(0);
-    s.nonFinite = c->getInteger("non_finite").value_or(0);
-    s.outOfTolerance = c->getInteger("out_of_tolerance").value_or(0);
-    s.maxAbsErr = c->getNumber("max_abs_err").value_or(0);
-    s.maxRelErr = c->getNumber("max_rel_err").value_or(0);
-    s.relL2 = c->getNumber("rel_l2").value_or(0);
-    s.worstIndex = c->getInteger("worst_index").value_or(-1);
-    auto readNum = [&](StringRef key) -> double {
-      const json::Value *v = c->get(key);
-      if (!v)
-        return 0;
-      if (auto d = v->getAsNumber())
-        return *d;
-      StringRef t = v->getAsString().value_or("nan");
-      if (t == "inf")
-        return INFINITY;
-      if (t == "-inf")
-        return -INFINITY;
-      if (t == "unwritten") {
-        float f;
-        std::memcpy(&f, &unwrittenF32Bits, 4);
-        return f;
-      }
-      return NAN;
-    };
-    s.worstValue = readNum("worst_value");
-    s.worstRef = readNum("worst_ref");
-    s.failedCheck = c->getString("failed_check").value_or("").str();
-    r.check = s;
+    r.check = readCompareStats(c);
     r.checkedTensor = o->getString("checked_tensor").value_or("").str();
   }
   if (const json::Array *fs = o->getArray("features"))
@@ -418,6 +438,15 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
     r.time = t;
   if (readTiming(o->getObject("baseline_time"), t))
     r.baselineTime = t;
+  r.baselineVersion = o->getString("baseline_version").value_or("").str();
+  for (auto [key, list] :
+       {std::pair{"checks", &r.outputChecks},
+        std::pair{"baseline_checks", &r.baselineChecks}})
+    if (const json::Array *cs = o->getArray(key))
+      for (const json::Value &cv : *cs)
+        if (const json::Object *c = cv.getAsObject())
+          list->push_back({c->getString("tensor").value_or("").str(),
+                           readCompareStats(c)});
   return true;
 }
 

@@ -31,6 +31,8 @@ StringRef ptxbench::runtime::dtypeName(DType dtype) {
     return "f32";
   case DType::I32:
     return "i32";
+  case DType::E4M3:
+    return "e4m3";
   }
   llvm_unreachable("dtype");
 }
@@ -41,11 +43,22 @@ std::optional<DType> ptxbench::runtime::parseDType(StringRef name) {
       .Case("f16", DType::F16)
       .Case("f32", DType::F32)
       .Case("i32", DType::I32)
+      .Case("e4m3", DType::E4M3)
       .Default(std::nullopt);
 }
 
 unsigned ptxbench::runtime::dtypeSize(DType dtype) {
-  return dtype == DType::BF16 || dtype == DType::F16 ? 2 : 4;
+  switch (dtype) {
+  case DType::E4M3:
+    return 1;
+  case DType::BF16:
+  case DType::F16:
+    return 2;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  }
+  llvm_unreachable("dtype");
 }
 
 int Task::tensorIndex(StringRef name) const {
@@ -71,6 +84,78 @@ Expected<std::vector<int64_t>> Task::shapeOf(unsigned tensor,
 }
 
 namespace {
+
+/// A tensor operand of a built-in reference: its key in "operands", role,
+/// rank, and whether a task may leave it out.
+struct OperandSpec {
+  const char *key;
+  Role role;
+  unsigned rank;
+  bool optional = false;
+  /// The input may have "init": {"dist": "derived"} (the reference fills it).
+  bool derivable = false;
+};
+
+/// A built-in reference: its tensors and its library baseline ("" = none).
+struct ReferenceSpec {
+  const char *name;
+  std::string baseline;
+  std::vector<OperandSpec> tensors;
+  /// Non-tensor keys of "operands".
+  std::vector<const char *> options;
+};
+
+const std::vector<ReferenceSpec> &references() {
+  static const std::vector<ReferenceSpec> specs = {
+      {"gemm",
+       "cublaslt_gemm",
+       {{"a", Role::Input, 2},
+        {"b", Role::Input, 2},
+        {"c", Role::Output, 2},
+        {"scale_a", Role::Input, 1, /*optional=*/true},
+        {"scale_b", Role::Input, 1, /*optional=*/true}},
+       {"b_layout"}},
+      {"rmsnorm",
+       "",
+       {{"x", Role::Input, 2}, {"w", Role::Input, 1}, {"y", Role::Output, 2}},
+       {"eps"}},
+      {"attention_fwd",
+       "cudnn_sdpa_fwd",
+       {{"q", Role::Input, 4},
+        {"k", Role::Input, 4},
+        {"v", Role::Input, 4},
+        {"o", Role::Output, 4},
+        {"lse", Role::Output, 3}},
+       {"causal"}},
+      {"attention_bwd",
+       "cudnn_sdpa_bwd",
+       {{"q", Role::Input, 4},
+        {"k", Role::Input, 4},
+        {"v", Role::Input, 4},
+        {"o", Role::Input, 4, false, /*derivable=*/true},
+        {"lse", Role::Input, 3, false, /*derivable=*/true},
+        {"do", Role::Input, 4},
+        {"dq", Role::Output, 4},
+        {"dk", Role::Output, 4},
+        {"dv", Role::Output, 4}},
+       {"causal"}},
+  };
+  return specs;
+}
+
+const ReferenceSpec *findReference(StringRef name) {
+  for (const ReferenceSpec &r : references())
+    if (name == r.name)
+      return &r;
+  return nullptr;
+}
+
+std::string knownReferences() {
+  std::string s;
+  for (const ReferenceSpec &r : references())
+    s += (s.empty() ? "" : ", ") + std::string(r.name);
+  return s;
+}
 
 /// Reads a task object, keeping the JSON path for messages.
 class TaskReader {
@@ -139,6 +224,10 @@ public:
   Expected<Task> read(const json::Value &root);
 
 private:
+  /// Reads "operands" for the reference `spec` into `task`.
+  Error readOperands(const json::Object &o, const ReferenceSpec &spec,
+                     Task &task);
+
   std::string file;
 };
 
@@ -200,7 +289,8 @@ Expected<Task> TaskReader::read(const json::Value &root) {
     auto dtype = parseDType(*dt);
     if (!dtype)
       return fail(path + ".dtype",
-                  "unknown dtype \"" + *dt + "\" (known: bf16, f16, f32, i32)");
+                  "unknown dtype \"" + *dt +
+                      "\" (known: bf16, f16, f32, i32, e4m3)");
     spec.dtype = *dtype;
     const json::Array *shape = (*t)->getArray("shape");
     if (!shape || shape->empty())
@@ -246,10 +336,12 @@ Expected<Task> TaskReader::read(const json::Value &root) {
         d.kind = Distribution::Kind::Ints;
       else if (*dist == "spiky")
         d.kind = Distribution::Kind::Spiky;
+      else if (*dist == "derived")
+        d.kind = Distribution::Kind::Derived;
       else
         return fail(ipath + ".dist", "unknown distribution \"" + *dist +
                                          "\" (known: normal, uniform, ints, "
-                                         "spiky)");
+                                         "spiky, derived)");
       for (auto [key, field] : {std::pair<StringRef, double *>{"mean", &d.mean},
                                 {"std", &d.std},
                                 {"low", &d.low},
@@ -304,8 +396,10 @@ Expected<Task> TaskReader::read(const json::Value &root) {
         if (!paramSet.count(k))
           return fail(path, "unknown parameter \"" + k + "\"");
         auto v = kv.second.getAsInteger();
-        if (!v || *v < 1)
-          return fail(path + "." + k, "expected a positive integer");
+        // 0 is a value (a switch such as CAUSAL); a tensor dimension of 0
+        // is refused below, where the workload's shapes are evaluated.
+        if (!v || *v < 0)
+          return fail(path + "." + k, "expected a non-negative integer");
         wl.params[k] = *v;
       }
       for (const std::string &p : task.params)
@@ -392,79 +486,23 @@ Expected<Task> TaskReader::read(const json::Value &root) {
   auto ref = string(o, "reference", "(top)");
   if (!ref)
     return ref.takeError();
-  if (*ref != "gemm" && *ref != "rmsnorm")
+  const ReferenceSpec *spec = findReference(*ref);
+  if (!spec)
     return fail("reference", "unknown built-in reference \"" + *ref +
-                                 "\" (known: gemm, rmsnorm)");
+                                 "\" (known: " + knownReferences() + ")");
   task.reference = *ref;
-  bool isGemm = *ref == "gemm";
   auto base = string(o, "baseline", "(top)", false, "none");
   if (!base)
     return base.takeError();
-  if (*base != "cublaslt_gemm" && *base != "none")
-    return fail("baseline", "unknown baseline \"" + *base +
-                                "\" (known: cublaslt_gemm, none)");
-  if (!isGemm && *base != "none")
-    return fail("baseline", "the " + *ref +
-                                " reference has no library baseline "
-                                "(use \"none\")");
+  if (*base != "none" && *base != spec->baseline)
+    return fail("baseline",
+                "unknown baseline \"" + *base + "\" for the " + *ref +
+                    " reference (known: " +
+                    (spec->baseline.empty() ? "" : spec->baseline + ", ") +
+                    "none)");
   task.baseline = *base;
-  const json::Object *ops = o.getObject("operands");
-  if (!ops)
-    return fail("operands",
-                isGemm ? "expected an object naming the reference's tensors "
-                         "(a, b, c)"
-                       : "expected an object naming the reference's tensors "
-                         "(x, w, y)");
-  if (isGemm) {
-    if (Error err = unknownKeys(*ops, "operands", {"a", "b", "c", "b_layout"}))
-      return std::move(err);
-    auto bLayout = string(*ops, "b_layout", "operands", false, "kn");
-    if (!bLayout)
-      return bLayout.takeError();
-    if (*bLayout != "kn" && *bLayout != "nk")
-      return fail("operands.b_layout",
-                  "expected \"kn\" (B is [K, N], C = A*B) "
-                  "or \"nk\" (B is [N, K], C = A*B^T), "
-                  "got \"" +
-                      *bLayout + "\"");
-    task.bTransposed = *bLayout == "nk";
-  } else {
-    // rmsnorm: y[T, H] = x / sqrt(mean(x^2) + eps) * w, w of shape [H].
-    if (Error err = unknownKeys(*ops, "operands", {"x", "w", "y", "eps"}))
-      return std::move(err);
-    auto eps = number(*ops, "eps", "operands", 1e-6);
-    if (!eps)
-      return eps.takeError();
-    if (!(*eps > 0))
-      return fail("operands.eps", "expected a positive number");
-    task.eps = *eps;
-  }
-  std::vector<StringRef> roles;
-  if (isGemm)
-    roles = {"a", "b", "c"};
-  else
-    roles = {"x", "w", "y"};
-  for (StringRef role : roles) {
-    auto s = string(*ops, role, "operands");
-    if (!s)
-      return s.takeError();
-    int t = task.tensorIndex(*s);
-    if (t < 0)
-      return fail("operands." + role, "unknown tensor \"" + *s + "\"");
-    unsigned rank = task.tensors[t].shape.size();
-    if (isGemm && rank != 2)
-      return fail("operands." + role, "gemm operands are matrices (rank 2)");
-    if (!isGemm && rank != (role == "w" ? 1u : 2u))
-      return fail("operands." + role,
-                  role == "w" ? "the rmsnorm weight is a vector [H] (rank 1)"
-                              : "rmsnorm's x and y are [T, H] (rank 2)");
-    bool output = task.tensors[t].role == Role::Output;
-    if (output != (role == "c" || role == "y"))
-      return fail("operands." + role,
-                  "tensor \"" + *s + "\" has the wrong role (" +
-                      (output ? "output" : "input") + ")");
-    task.operands[role] = *s;
-  }
+  if (Error err = readOperands(o, *spec, task))
+    return std::move(err);
   for (auto [key, map] :
        {std::pair<StringRef, std::map<std::string, std::vector<std::string>> *>{
             "features", &task.features},
@@ -521,6 +559,107 @@ Expected<Task> TaskReader::read(const json::Value &root) {
     t.maxSamples = unsigned(maxS);
   }
   return task;
+}
+
+Error TaskReader::readOperands(const json::Object &o,
+                               const ReferenceSpec &spec, Task &task) {
+  const json::Object *ops = o.getObject("operands");
+  std::vector<StringRef> keys;
+  for (const OperandSpec &t : spec.tensors)
+    keys.push_back(t.key);
+  if (!ops)
+    return fail("operands", "expected an object naming the " +
+                                StringRef(spec.name) + " reference's tensors (" +
+                                join(keys, ", ") + ")");
+  keys.insert(keys.end(), spec.options.begin(), spec.options.end());
+  if (Error err = unknownKeys(*ops, "operands", keys))
+    return err;
+
+  for (const OperandSpec &op : spec.tensors) {
+    StringRef role = op.key;
+    if (op.optional && !ops->get(role))
+      continue;
+    auto s = string(*ops, role, "operands");
+    if (!s)
+      return s.takeError();
+    int t = task.tensorIndex(*s);
+    if (t < 0)
+      return fail("operands." + role, "unknown tensor \"" + *s + "\"");
+    const TensorSpec &tensor = task.tensors[t];
+    if (tensor.shape.size() != op.rank)
+      return fail("operands." + role, "the " + StringRef(spec.name) +
+                                          " reference wants rank " +
+                                          Twine(op.rank) + " for \"" + role +
+                                          "\", tensor \"" + *s + "\" has " +
+                                          Twine(tensor.shape.size()));
+    if (tensor.role != op.role)
+      return fail("operands." + role,
+                  "tensor \"" + *s + "\" has the wrong role (" +
+                      (tensor.role == Role::Output ? "output" : "input") + ")");
+    if (tensor.dist.kind == Distribution::Kind::Derived && !op.derivable)
+      return fail("operands." + role,
+                  "tensor \"" + *s + "\" is \"derived\", but the " +
+                      StringRef(spec.name) + " reference does not compute it");
+    task.operands[role] = *s;
+  }
+  // Every output is checked, so every output must be an operand, and no
+  // other input may be derived.
+  for (const TensorSpec &t : task.tensors) {
+    bool named = false;
+    for (const auto &kv : task.operands)
+      named |= kv.second == t.name;
+    if (!named && t.role == Role::Output)
+      return fail("operands", "output \"" + t.name + "\" is not one of the " +
+                                  StringRef(spec.name) +
+                                  " reference's outputs, so it could not be "
+                                  "checked");
+    if (!named && t.dist.kind == Distribution::Kind::Derived)
+      return fail("operands", "input \"" + t.name +
+                                  "\" is \"derived\" but no reference "
+                                  "operand computes it");
+  }
+
+  StringRef ref = spec.name;
+  if (ref == "gemm") {
+    auto bLayout = string(*ops, "b_layout", "operands", false, "kn");
+    if (!bLayout)
+      return bLayout.takeError();
+    if (*bLayout != "kn" && *bLayout != "nk")
+      return fail("operands.b_layout",
+                  "expected \"kn\" (B is [K, N], C = A*B) "
+                  "or \"nk\" (B is [N, K], C = A*B^T), "
+                  "got \"" +
+                      *bLayout + "\"");
+    task.bTransposed = *bLayout == "nk";
+    for (StringRef scale : {"scale_a", "scale_b"}) {
+      auto it = task.operands.find(scale);
+      if (it == task.operands.end())
+        continue;
+      const TensorSpec &t = task.tensors[task.tensorIndex(it->second)];
+      if (t.dtype != DType::F32 || t.shape.size() != 1 ||
+          t.shape[0].text() != "1")
+        return fail("operands." + scale,
+                    "a per-tensor scale is an f32 tensor of shape [\"1\"]");
+    }
+  } else if (ref == "rmsnorm") {
+    auto eps = number(*ops, "eps", "operands", 1e-6);
+    if (!eps)
+      return eps.takeError();
+    if (!(*eps > 0))
+      return fail("operands.eps", "expected a positive number");
+    task.eps = *eps;
+  } else {
+    auto causal = string(*ops, "causal", "operands", false);
+    if (!causal)
+      return causal.takeError();
+    if (!causal->empty() && !is_contained(task.params, *causal))
+      return fail("operands.causal",
+                  "expected the name of the parameter that is 1 for a "
+                  "causal mask, got \"" +
+                      *causal + "\"");
+    task.causalParam = *causal;
+  }
+  return Error::success();
 }
 
 } // namespace

@@ -122,7 +122,7 @@ TEST(TaskTest, Errors) {
             "task.json: params[2]: duplicate \"M\"");
   EXPECT_EQ(errorWith({"tensors", "1", "dtype"}, "bf17"),
             "task.json: tensors[1].dtype: unknown dtype \"bf17\" (known: "
-            "bf16, f16, f32, i32)");
+            "bf16, f16, f32, i32, e4m3)");
   EXPECT_EQ(errorWith({"tensors", "1", "name"}, "A"),
             "task.json: tensors[1]: name \"A\" used twice");
   EXPECT_EQ(errorWith({"tensors", "1", "shape"}, llvm::json::Array{"K", "Q"}),
@@ -134,7 +134,7 @@ TEST(TaskTest, Errors) {
             "got \"inout\"");
   EXPECT_EQ(errorWith({"tensors", "0", "init", "dist"}, "cauchy"),
             "task.json: tensors[0].init.dist: unknown distribution \"cauchy\" "
-            "(known: normal, uniform, ints, spiky)");
+            "(known: normal, uniform, ints, spiky, derived)");
   EXPECT_EQ(errorWith({"tensors", "0", "init", "std"}, -1),
             "task.json: tensors[0].init: bad distribution parameters (std >= "
             "0, low <= high, 0 <= spike_prob <= 1)");
@@ -165,10 +165,10 @@ TEST(TaskTest, Errors) {
             "task.json: flops: unknown parameter \"L\"");
   EXPECT_EQ(errorWith({"reference"}, "conv"),
             "task.json: reference: unknown built-in reference \"conv\" "
-            "(known: gemm, rmsnorm)");
+            "(known: gemm, rmsnorm, attention_fwd, attention_bwd)");
   EXPECT_EQ(errorWith({"baseline"}, "cudnn"),
-            "task.json: baseline: unknown baseline \"cudnn\" (known: "
-            "cublaslt_gemm, none)");
+            "task.json: baseline: unknown baseline \"cudnn\" for the gemm "
+            "reference (known: cublaslt_gemm, none)");
   EXPECT_EQ(errorWith({"operands", "b"}, "D"),
             "task.json: operands.b: unknown tensor \"D\"");
   EXPECT_EQ(errorWith({"operands", "c"}, "A"),
@@ -178,7 +178,7 @@ TEST(TaskTest, Errors) {
             "A*B) or \"nk\" (B is [N, K], C = A*B^T), got \"kk\"");
   EXPECT_EQ(errorWith({"operands", "d"}, "C"),
             "task.json: operands: unknown key \"d\" (known: a, b, c, "
-            "b_layout)");
+            "scale_a, scale_b, b_layout)");
   EXPECT_EQ(errorWith({"encouraged", "sm_90a"}, llvm::json::Array{"warp-spec"}),
             "task.json: encouraged.sm_90a: unknown feature family "
             "\"warp-spec\" (docs/isa-coverage.md lists them)");
@@ -267,17 +267,18 @@ TEST(TaskTest, RmsnormReference) {
   EXPECT_EQ(rmsnormErrorWith("a", "x"),
             "task.json: operands: unknown key \"a\" (known: x, w, y, eps)");
   EXPECT_EQ(rmsnormErrorWith("w", "x"),
-            "task.json: operands.w: the rmsnorm weight is a vector [H] "
-            "(rank 1)");
+            "task.json: operands.w: the rmsnorm reference wants rank 1 for "
+            "\"w\", tensor \"x\" has 2");
   EXPECT_EQ(rmsnormErrorWith("x", "w"),
-            "task.json: operands.x: rmsnorm's x and y are [T, H] (rank 2)");
+            "task.json: operands.x: the rmsnorm reference wants rank 2 for "
+            "\"x\", tensor \"w\" has 1");
   EXPECT_EQ(rmsnormErrorWith("y", "x"),
             "task.json: operands.y: tensor \"x\" has the wrong role (input)");
   EXPECT_EQ(rmsnormErrorWith("y", nullptr),
             "task.json: operands: missing \"y\"");
   EXPECT_EQ(rmsnormErrorWith("baseline", "cublaslt_gemm", false),
-            "task.json: baseline: the rmsnorm reference has no library "
-            "baseline (use \"none\")");
+            "task.json: baseline: unknown baseline \"cublaslt_gemm\" for the "
+            "rmsnorm reference (known: none)");
 }
 
 TEST(TaskTest, MissingFile) {
@@ -286,6 +287,139 @@ TEST(TaskTest, MissingFile) {
   EXPECT_EQ(llvm::toString(t.takeError()),
             "cannot read task file /nonexistent/task: No such file or "
             "directory");
+}
+
+const char *attentionBwdTask = R"json({
+  "name": "mha_bwd",
+  "params": ["B", "H", "S", "D", "CAUSAL"],
+  "tensors": [
+    {"name": "Q", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "input"},
+    {"name": "K", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "input"},
+    {"name": "V", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "input"},
+    {"name": "O", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "input",
+     "init": {"dist": "derived"}},
+    {"name": "dO", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "input"},
+    {"name": "LSE", "dtype": "f32", "shape": ["B", "H", "S"], "role": "input",
+     "init": {"dist": "derived"}},
+    {"name": "dQ", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "output"},
+    {"name": "dK", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "output"},
+    {"name": "dV", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "output"}
+  ],
+  "workloads": {"dev": [{"B": 1, "H": 2, "S": 64, "D": 64, "CAUSAL": 1}],
+                "heldout": [{"B": 1, "H": 2, "S": 100, "D": 64, "CAUSAL": 1}]},
+  "check": {"rel_l2": 0.02},
+  "flops": "5*B*H*S*S*D",
+  "bytes": "2*8*B*H*S*D",
+  "reference": "attention_bwd",
+  "baseline": "cudnn_sdpa_bwd",
+  "operands": {"q": "Q", "k": "K", "v": "V", "o": "O", "lse": "LSE", "do": "dO",
+               "dq": "dQ", "dk": "dK", "dv": "dV", "causal": "CAUSAL"}
+})json";
+
+/// The error of loading `text` after `edit` changed its JSON.
+std::string errorAfter(const char *text,
+                       llvm::function_ref<void(llvm::json::Object &)> edit) {
+  auto root = llvm::json::parse(text);
+  EXPECT_TRUE(!!root);
+  edit(*root->getAsObject());
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << *root;
+  auto task = parseTask(out, "task.json");
+  if (task)
+    return "loaded";
+  return llvm::toString(task.takeError());
+}
+
+llvm::json::Object &tensorAt(llvm::json::Object &task, unsigned i) {
+  return *(*task.getArray("tensors"))[i].getAsObject();
+}
+
+TEST(TaskTest, AttentionBackwardReference) {
+  auto t = parseTask(attentionBwdTask, "task.json");
+  ASSERT_TRUE(!!t) << llvm::toString(t.takeError());
+  EXPECT_EQ(t->reference, "attention_bwd");
+  EXPECT_EQ(t->baseline, "cudnn_sdpa_bwd");
+  EXPECT_EQ(t->causalParam, "CAUSAL");
+  EXPECT_EQ(t->tensors[3].dist.kind, Distribution::Kind::Derived);
+  EXPECT_EQ(t->operands.lookup("do"), "dO");
+
+  // An output the reference does not compute could not be checked.
+  EXPECT_EQ(errorAfter(attentionBwdTask,
+                       [](llvm::json::Object &o) {
+                         o.getArray("tensors")->push_back(llvm::json::Object{
+                             {"name", "extra"},
+                             {"dtype", "f32"},
+                             {"shape", llvm::json::Array{"S"}},
+                             {"role", "output"}});
+                       }),
+            "task.json: operands: output \"extra\" is not one of the "
+            "attention_bwd reference's outputs, so it could not be checked");
+  // Only O and LSE are derivable.
+  EXPECT_EQ(errorAfter(attentionBwdTask,
+                       [](llvm::json::Object &o) {
+                         tensorAt(o, 4)["init"] =
+                             llvm::json::Object{{"dist", "derived"}};
+                       }),
+            "task.json: operands.do: tensor \"dO\" is \"derived\", but the "
+            "attention_bwd reference does not compute it");
+  EXPECT_EQ(errorAfter(attentionBwdTask,
+                       [](llvm::json::Object &o) {
+                         (*o.getObject("operands"))["causal"] = "MASK";
+                       }),
+            "task.json: operands.causal: expected the name of the parameter "
+            "that is 1 for a causal mask, got \"MASK\"");
+  EXPECT_EQ(errorAfter(attentionBwdTask,
+                       [](llvm::json::Object &o) {
+                         tensorAt(o, 5)["shape"] =
+                             llvm::json::Array{"B", "H", "S", "D"};
+                       }),
+            "task.json: operands.lse: the attention_bwd reference wants rank "
+            "3 for \"lse\", tensor \"LSE\" has 4");
+  EXPECT_EQ(errorAfter(attentionBwdTask,
+                       [](llvm::json::Object &o) {
+                         o["baseline"] = "cudnn_sdpa_fwd";
+                       }),
+            "task.json: baseline: unknown baseline \"cudnn_sdpa_fwd\" for the "
+            "attention_bwd reference (known: cudnn_sdpa_bwd, none)");
+}
+
+TEST(TaskTest, Fp8GemmScales) {
+  auto fp8 = [](llvm::json::Object &o) {
+    tensorAt(o, 0)["dtype"] = "e4m3";
+    tensorAt(o, 1)["dtype"] = "e4m3";
+    for (const char *name : {"sa", "sb"})
+      o.getArray("tensors")->push_back(
+          llvm::json::Object{{"name", name},
+                             {"dtype", "f32"},
+                             {"shape", llvm::json::Array{"1"}},
+                             {"role", "input"}});
+    auto &ops = *o.getObject("operands");
+    ops["scale_a"] = "sa";
+    ops["scale_b"] = "sb";
+  };
+  EXPECT_EQ(errorAfter(goodTask, fp8), "loaded");
+  EXPECT_EQ(dtypeSize(DType::E4M3), 1u);
+  EXPECT_EQ(parseDType("e4m3"), DType::E4M3);
+  EXPECT_EQ(errorAfter(goodTask,
+                       [&](llvm::json::Object &o) {
+                         fp8(o);
+                         tensorAt(o, 3)["shape"] = llvm::json::Array{"M"};
+                       }),
+            "task.json: operands.scale_a: a per-tensor scale is an f32 tensor "
+            "of shape [\"1\"]");
+}
+
+TEST(TaskTest, ShippedTasksLoad) {
+  // Every task under tasks/ loads (the harness and `ptxbench tasks` read
+  // them); the attention ones are generated by tasks/_gen.
+  for (const char *name :
+       {"gemm_fp8_e4m3", "mha_fwd_lse_h48_d128", "mha_fwd_lse_h48_d128_causal",
+        "mha_fwd_lse_h48_d64", "mha_fwd_lse_h48_d256", "mha_bwd_h48_d128",
+        "mha_bwd_h48_d128_causal"}) {
+    auto t = loadTask(std::string(PTXBENCH_SOURCE_DIR "/tasks/") + name);
+    EXPECT_TRUE(!!t) << name << ": " << llvm::toString(t.takeError());
+  }
 }
 
 } // namespace

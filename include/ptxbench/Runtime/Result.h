@@ -66,6 +66,12 @@ CompareStats compareOutputs(llvm::ArrayRef<float> out,
                             std::optional<Tolerance> tol,
                             std::optional<double> relL2);
 
+/// One output tensor's check.
+struct NamedCheck {
+  std::string tensor;
+  CompareStats stats;
+};
+
 /// Timing samples in milliseconds and their summary.
 struct TimingStats {
   unsigned samples = 0;
@@ -131,9 +137,14 @@ struct WorkloadResult {
   Bindings params;
   Status status = Status::Skipped;
   std::string message;               // what failed, in words
-  std::optional<CompareStats> check; // the worst trial's output check
+  std::optional<CompareStats> check; // the worst output's check
   std::string checkedTensor;
+  /// Every output's check (the last one made), and the baseline's outputs
+  /// against the same reference (a sanity check of reference and library).
+  std::vector<NamedCheck> outputChecks, baselineChecks;
   std::optional<TimingStats> time, baselineTime;
+  /// The baseline library's version when it reports one (cuDNN's).
+  std::string baselineVersion;
   double flops = 0, bytes = 0;
   std::string compileLog, jitLog;
   /// Run-time counts of the task's requested families for this GPU, and

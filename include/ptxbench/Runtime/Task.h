@@ -20,7 +20,8 @@
 
 namespace ptxbench::runtime {
 
-enum class DType { BF16, F16, F32, I32 };
+/// Element types. The order is the code the harness's own kernels use.
+enum class DType { BF16, F16, F32, I32, E4M3 };
 llvm::StringRef dtypeName(DType dtype);
 std::optional<DType> parseDType(llvm::StringRef name);
 unsigned dtypeSize(DType dtype);
@@ -29,9 +30,11 @@ enum class Role { Input, Output };
 
 /// How inputs are drawn. `spiky` is normal(mean, std) where a fraction
 /// `spikeProb` of the values is multiplied by `spikeScale`; `ints` is
-/// uniform over the integers [low, high].
+/// uniform over the integers [low, high]; `derived` inputs are computed by
+/// the task's reference from the other inputs (the forward output O and LSE
+/// an attention backward task is given).
 struct Distribution {
-  enum class Kind { Normal, Uniform, Ints, Spiky } kind = Kind::Normal;
+  enum class Kind { Normal, Uniform, Ints, Spiky, Derived } kind = Kind::Normal;
   double mean = 0, std = 1;  // normal, spiky
   double low = -1, high = 1; // uniform, ints
   double spikeProb = 1e-3, spikeScale = 100;
@@ -67,10 +70,12 @@ struct Task {
   std::optional<double> relL2;
   unsigned trials = 1;
   Expr flops, bytes;
-  /// Built-in reference ("gemm" or "rmsnorm") and baseline (e.g.
-  /// "cublaslt_gemm", or "none"), each over tensors named in `operands`:
-  /// a, b, c for gemm; x, w, y for rmsnorm (y[T,H] = x / sqrt(mean(x^2) +
-  /// eps) * w, w of shape [H]).
+  /// Built-in reference and baseline (e.g. "cublaslt_gemm", or "none"),
+  /// each over tensors named in `operands` (docs/harness.md):
+  ///   gemm:          a, b, c, optional scale_a, scale_b (one-element f32);
+  ///   rmsnorm:       x, w, y (y[T,H] = x / sqrt(mean(x^2) + eps) * w);
+  ///   attention_fwd: q, k, v -> o, lse ([B,H,S,D] and [B,H,S]);
+  ///   attention_bwd: q, k, v, o, lse, do -> dq, dk, dv.
   std::string reference, baseline;
   llvm::StringMap<std::string> operands;
   /// The layout of operand b: false = [K, N] (C = A*B), true = [N, K]
@@ -79,6 +84,10 @@ struct Task {
   bool bTransposed = false;
   /// rmsnorm's epsilon ("operands": {"eps": 1e-6}).
   double eps = 1e-6;
+  /// The attention tasks' causal switch: the parameter that is 1 for a
+  /// causal (top-left aligned) mask, 0 for none ("operands": {"causal":
+  /// "CAUSAL"}); empty = never causal.
+  std::string causalParam;
   /// Requested feature families per architecture (e.g. sm_90a).
   std::map<std::string, std::vector<std::string>> features;
   /// Families a good solution may also use (e.g. setmaxnreg), per

@@ -1,0 +1,304 @@
+//===- Gpu.cpp - The harness's device, stream, kernels and timer ----------===//
+//
+// Setting up a worker's device (context, stream, libraries, the built-in
+// kernels compiled with NVRTC), device memory, and the two timers: the
+// task's sampled timer and the best-of-N timer of the speed-of-light runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Gpu.h"
+
+#include "ptxbench/Runtime/Harness.h"
+
+#include "AttentionKernels.h"
+#include "BuiltinKernels.h"
+
+#include "ptxbench/Toolchain/CudaCompiler.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace ptxbench::runtime;
+using namespace ptxbench::runtime::cuda;
+
+bool ptxbench::runtime::isStickyError(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+  case CUDA_ERROR_TENSOR_MEMORY_LEAK:
+    return true;
+  default:
+    return false;
+  }
+}
+
+ClockReading Gpu::readClock() {
+  ClockReading r;
+  if (!nvmlDevice)
+    return r;
+  unsigned mhz = 0;
+  if (nvml.nvmlDeviceGetClockInfo(nvmlDevice, Nvml::clockSM, &mhz))
+    return r;
+  r.valid = true;
+  r.smMHz = mhz;
+  unsigned long long reasons = 0;
+  if (nvml.getReasons && !nvml.getReasons(nvmlDevice, &reasons))
+    r.reasons = reasons;
+  return r;
+}
+
+MaybeFail Gpu::check(CUresult r, Status status, const Twine &what) {
+  if (r == CUDA_SUCCESS)
+    return std::nullopt;
+  bool sticky = isStickyError(r);
+  return Failure{sticky ? Status::RuntimeError : status,
+                 (what + ": " + d.describe(r)).str(), sticky};
+}
+
+MaybeFail Gpu::alloc(DeviceBuffer &buf, size_t bytes) {
+  buf.bytes = bytes;
+  return check(d.cuMemAlloc(&buf.ptr, bytes ? bytes : 16),
+               Status::HarnessError,
+               "allocating " + Twine(bytes) + " bytes of device memory");
+}
+void Gpu::free(DeviceBuffer &buf) {
+  if (buf.ptr)
+    d.cuMemFree(buf.ptr);
+  buf = {};
+}
+std::string Gpu::arch() const { return archName(ccMajor, ccMinor); }
+
+MaybeFail Gpu::builtin(StringRef kernel, CUfunction &fn) {
+  auto it = builtinCache.find(kernel);
+  if (it != builtinCache.end()) {
+    fn = it->second;
+    return std::nullopt;
+  }
+  TRY(check(d.cuModuleGetFunction(&fn, builtins, kernel.str().c_str()),
+            Status::HarnessError, "the harness's kernel " + kernel));
+  builtinCache[kernel] = fn;
+  return std::nullopt;
+}
+
+MaybeFail ptxbench::runtime::launchBuiltin(Gpu &gpu, CUfunction fn,
+                                           const unsigned grid[3],
+                                           const unsigned block[3],
+                                           unsigned smem, void **args,
+                                           const Twine &what) {
+  if (smem > 48 * 1024)
+    TRY(gpu.check(gpu.d.cuFuncSetAttribute(
+                      fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                      smem),
+                  Status::HarnessError, what));
+  return gpu.check(gpu.d.cuLaunchKernel(fn, grid[0], grid[1], grid[2],
+                                        block[0], block[1], block[2], smem,
+                                        gpu.stream, args, nullptr),
+                   Status::HarnessError, what);
+}
+
+MaybeFail Gpu::init() {
+  std::string error;
+  if (!d.load(error))
+    return Failure{Status::NoGpu, "no CUDA driver/GPU available: " + error};
+  if (CUresult r = d.cuInit(0))
+    return Failure{Status::NoGpu,
+                   "no CUDA driver/GPU available: cuInit: " + d.describe(r)};
+  TRY(check(d.cuDeviceGet(&dev, 0), Status::NoGpu, "cuDeviceGet"));
+  char buf[256] = {};
+  d.cuDeviceGetName(buf, sizeof(buf), dev);
+  name = buf;
+  d.cuDeviceGetAttribute(&ccMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                         dev);
+  d.cuDeviceGetAttribute(&ccMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                         dev);
+  d.cuDeviceGetAttribute(&l2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+  d.cuDeviceGetAttribute(&smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                         dev);
+  TRY(check(d.cuDevicePrimaryCtxRetain(&ctx, dev), Status::HarnessError,
+            "retaining the primary context"));
+  TRY(check(d.cuCtxSetCurrent(ctx), Status::HarnessError, "cuCtxSetCurrent"));
+  TRY(check(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+            Status::HarnessError, "creating the harness stream"));
+  haveLt = lt.load(ltError);
+  // NVML is optional: without it timing says "clock not sampled".
+  if (nvml.load(nvmlError)) {
+    char bus[64] = {};
+    if (d.cuDeviceGetPCIBusId(bus, sizeof(bus), dev) == CUDA_SUCCESS &&
+        nvml.nvmlDeviceGetHandleByPciBusId_v2(bus, &nvmlDevice) == 0) {
+      if (nvml.nvmlDeviceGetMaxClockInfo(nvmlDevice, Nvml::clockSM,
+                                         &maxSmMHz))
+        maxSmMHz = 0;
+    } else {
+      nvmlDevice = nullptr;
+      nvmlError = "NVML does not know the CUDA device's PCI bus id";
+    }
+    char version[96] = {};
+    if (nvml.nvmlSystemGetDriverVersion &&
+        !nvml.nvmlSystemGetDriverVersion(version, sizeof(version)))
+      driverVersion = version;
+  }
+  d.cuDriverGetVersion(&cudaVersion);
+  if (driverVersion.empty())
+    driverVersion = "cuda" + std::to_string(cudaVersion);
+  if (std::string why; !ptxbench::toolchain::canCompileCUDA(&why))
+    return Failure{Status::HarnessError,
+                   "NVRTC is needed for the harness's own kernels: " + why};
+  std::string ptx, log;
+  std::string source =
+      std::string(builtinKernelsSource) + attentionKernelsSource;
+  if (MaybeFail f = compileCuda(source, "ptxbench_builtins.cu", ptx, log)) {
+    f->status = Status::HarnessError;
+    f->message += "\n" + log;
+    return f;
+  }
+  if (MaybeFail f = loadModule(ptx, builtins, log)) {
+    f->status = Status::HarnessError;
+    return f;
+  }
+  // Overwriting twice the L2 evicts the submission's data between samples.
+  TRY(alloc(flush, size_t(std::max(l2Bytes, 1 << 20)) * 2));
+  return std::nullopt;
+}
+
+MaybeFail Gpu::compileCuda(StringRef source, StringRef fileName,
+                           std::string &ptx, std::string &log) {
+  // The same compilation as `ptxbench analyze` (Toolchain/CudaCompiler.h).
+  ptxbench::toolchain::CompiledSource compiled =
+      ptxbench::toolchain::compileCUDA(source, fileName, arch());
+  log = compiled.log;
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+    log.pop_back();
+  if (!compiled.ok)
+    return Failure{Status::CompileError,
+                   "NVRTC (" + arch() + ") failed:\n" + log};
+  ptx = std::move(compiled.ptx);
+  return std::nullopt;
+}
+
+MaybeFail Gpu::loadModule(StringRef ptx, CUmodule &module, std::string &log) {
+  std::string text = ptx.str(); // NUL-terminated
+  std::vector<char> info(1 << 16), err(1 << 16);
+  CUjit_option opts[] = {
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_LOG_VERBOSE};
+  void *vals[] = {info.data(), reinterpret_cast<void *>(info.size()),
+                  err.data(), reinterpret_cast<void *>(err.size()),
+                  reinterpret_cast<void *>(1)};
+  CUresult r = d.cuModuleLoadDataEx(&module, text.c_str(), 5, opts, vals);
+  log = StringRef(info.data()).trim().str();
+  std::string errLog = StringRef(err.data()).trim().str();
+  if (!errLog.empty())
+    log += (log.empty() ? "" : "\n") + errLog;
+  if (r != CUDA_SUCCESS)
+    return Failure{isStickyError(r) ? Status::RuntimeError
+                                    : Status::CompileError,
+                   "loading the PTX (driver JIT) failed: " + d.describe(r) +
+                       (errLog.empty() ? "" : "\n" + errLog),
+                   isStickyError(r)};
+  return std::nullopt;
+}
+
+MaybeFail ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
+                              const std::function<MaybeFail()> &launch,
+                              TimingStats &out) {
+  Driver &d = gpu.d;
+  CUevent start, stop;
+  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
+                "cuEventCreate"));
+  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
+                "cuEventCreate"));
+  for (unsigned i = 0; i < timing.warmup; ++i)
+    TRY(launch());
+  TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "warm-up runs"));
+  std::vector<double> samples, clean;
+  SmallVector<bool, 128> throttled;
+  unsigned minMHz = ~0u, maxMHz = 0;
+  bool sampled = gpu.nvmlDevice != nullptr;
+  auto begin = std::chrono::steady_clock::now();
+  uint32_t flushValue = 0;
+  while (true) {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
+    // The stopping rule counts clean samples; throttled ones may add at
+    // most as many attempts again before the time cap ends it.
+    if (enoughSamples(clean, elapsed, timing) ||
+        samples.size() >= 2 * timing.maxSamples ||
+        (elapsed >= timing.maxSeconds && samples.size() >= timing.minSamples))
+      break;
+    d.cuCtxResetPersistingL2Cache();
+    TRY(gpu.check(d.cuMemsetD32Async(gpu.flush.ptr, ++flushValue,
+                                     gpu.flush.bytes / 4, gpu.stream),
+                  Status::HarnessError, "flushing L2"));
+    ClockReading before = gpu.readClock();
+    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(launch());
+    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "a timed run"));
+    ClockReading after = gpu.readClock();
+    float ms = 0;
+    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
+                  "cuEventElapsedTime"));
+    bool hot = isThrottled(before, after, gpu.maxSmMHz);
+    samples.push_back(ms);
+    throttled.push_back(hot);
+    if (!hot) {
+      clean.push_back(ms);
+      for (const ClockReading &r : {before, after})
+        if (r.valid) {
+          minMHz = std::min(minMHz, r.smMHz);
+          maxMHz = std::max(maxMHz, r.smMHz);
+        }
+    }
+  }
+  bool keptThrottled = false;
+  std::vector<double> kept =
+      keptSamples(samples, throttled, timing.minSamples, keptThrottled);
+  out = summarizeTimes(kept);
+  out.clockSampled = sampled;
+  out.throttled = samples.size() - clean.size();
+  out.keptThrottled = keptThrottled;
+  out.minClockMHz = minMHz == ~0u ? 0 : minMHz;
+  out.maxClockMHz = maxMHz;
+  return std::nullopt;
+}
+
+MaybeFail ptxbench::runtime::bestTime(Gpu &gpu, const std::function<MaybeFail()> &launch,
+                   unsigned warmup, unsigned reps, double &bestMs) {
+  Driver &d = gpu.d;
+  CUevent start, stop;
+  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
+                "cuEventCreate"));
+  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
+                "cuEventCreate"));
+  for (unsigned i = 0; i < warmup; ++i)
+    TRY(launch());
+  bestMs = 0;
+  for (unsigned i = 0; i < reps; ++i) {
+    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(launch());
+    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(gpu.check(d.cuEventSynchronize(stop), Status::HarnessError,
+                  "measuring the speed of light"));
+    float ms = 0;
+    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
+                  "cuEventElapsedTime"));
+    if (!bestMs || ms < bestMs)
+      bestMs = ms;
+  }
+  return std::nullopt;
+}
+

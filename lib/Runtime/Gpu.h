@@ -1,0 +1,108 @@
+//===- Gpu.h - The harness's device: context, stream, built-in kernels -*- C++ -*-===//
+//
+// What every part of a worker shares: the CUDA driver and libraries (loaded
+// at run time), the device's primary context and the harness's own stream,
+// the harness's built-in kernels (input generation and the fp32
+// references), device buffers, and the failure type every step returns.
+// Included only when the CUDA headers were found.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_LIB_RUNTIME_GPU_H
+#define PTXBENCH_LIB_RUNTIME_GPU_H
+
+#include "CudaLibs.h"
+
+#include "ptxbench/Runtime/Result.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace ptxbench::runtime {
+
+/// A failed step: its status and message; `contextLost` when the CUDA
+/// context is unusable afterwards (a fault inside a kernel).
+struct Failure {
+  Status status;
+  std::string message;
+  bool contextLost = false;
+};
+using MaybeFail = std::optional<Failure>;
+
+#define TRY(expr)                                                              \
+  if (::ptxbench::runtime::MaybeFail f_ = (expr))                              \
+    return f_;
+
+/// Whether `r` leaves the context unusable (a fault inside a kernel).
+bool isStickyError(CUresult r);
+
+struct DeviceBuffer {
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+};
+
+class Gpu {
+public:
+  cuda::Driver d;
+  cuda::CublasLt lt;
+  bool haveLt = false;
+  std::string ltError;
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  CUstream stream = nullptr;
+  std::string name;
+  int ccMajor = 0, ccMinor = 0, l2Bytes = 0, smCount = 0;
+  CUmodule builtins = nullptr;
+  DeviceBuffer flush;
+  cublasLtHandle_t ltHandle = nullptr;
+  DeviceBuffer ltWorkspace;
+  cuda::Nvml nvml;
+  cuda::Nvml::Device nvmlDevice = nullptr;
+  unsigned maxSmMHz = 0;
+  std::string nvmlError, driverVersion;
+  int cudaVersion = 0;
+  /// The instrumented submission, loaded on first use.
+  CUmodule counted = nullptr;
+  std::vector<CUfunction> countedFunctions;
+  std::string countedError;
+
+  MaybeFail init();
+  /// The SM clock and throttle reasons now (invalid without NVML).
+  ClockReading readClock();
+  MaybeFail check(CUresult r, Status status, const llvm::Twine &what);
+  MaybeFail compileCuda(llvm::StringRef source, llvm::StringRef fileName,
+                        std::string &ptx, std::string &log);
+  MaybeFail loadModule(llvm::StringRef ptx, CUmodule &module, std::string &log);
+  /// One of the harness's built-in kernels (BuiltinKernels.h,
+  /// AttentionKernels.h) by name.
+  MaybeFail builtin(llvm::StringRef kernel, CUfunction &fn);
+  MaybeFail alloc(DeviceBuffer &buf, size_t bytes);
+  void free(DeviceBuffer &buf);
+  std::string arch() const;
+
+private:
+  llvm::StringMap<CUfunction> builtinCache;
+};
+
+/// Times `launch` per the task's timing rules: warm-up, then samples each
+/// preceded by an L2 reset and flush, until the stopping rule holds over
+/// the clean (unthrottled) samples.
+MaybeFail timeLaunches(Gpu &gpu, const Task::Timing &timing,
+                       const std::function<MaybeFail()> &launch,
+                       TimingStats &out);
+/// The best time in ms of `reps` runs of `launch`, after `warmup` runs.
+MaybeFail bestTime(Gpu &gpu, const std::function<MaybeFail()> &launch,
+                   unsigned warmup, unsigned reps, double &bestMs);
+
+/// Launches built-in kernel `fn` on the harness stream with `args`.
+MaybeFail launchBuiltin(Gpu &gpu, CUfunction fn, const unsigned grid[3],
+                        const unsigned block[3], unsigned smem, void **args,
+                        const llvm::Twine &what);
+
+} // namespace ptxbench::runtime
+
+#endif // PTXBENCH_LIB_RUNTIME_GPU_H
