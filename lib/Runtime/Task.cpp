@@ -410,9 +410,15 @@ Expected<Task> TaskReader::read(const json::Value &root) {
         for (const std::string &p : task.params)
           wl.name += " " + p + "=" + std::to_string(wl.params[p]);
       }
-      for (unsigned t = 0; t < task.tensors.size(); ++t)
-        if (auto s = task.shapeOf(t, wl.params); !s)
-          return fail(path, toString(s.takeError()));
+      for (const TensorSpec &t : task.tensors)
+        for (const Expr &dim : t.shape) {
+          auto v = dim.evaluate(wl.params);
+          if (!v)
+            return fail(path, toString(v.takeError()));
+          if (*v < 1)
+            return fail(path, "dimension '" + dim.text() + "' of tensor '" +
+                                  t.name + "' is " + Twine(*v));
+        }
       list->push_back(std::move(wl));
     }
   }

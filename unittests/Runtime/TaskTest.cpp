@@ -143,7 +143,9 @@ TEST(TaskTest, Errors) {
   EXPECT_EQ(errorWith({"workloads", "dev", "0", "Q"}, 4),
             "task.json: workloads.dev[0]: unknown parameter \"Q\"");
   EXPECT_EQ(errorWith({"workloads", "dev", "0", "M"}, 0),
-            "task.json: workloads.dev[0].M: expected a positive integer");
+            "task.json: workloads.dev[0]: dimension 'M' of tensor 'A' is 0");
+  EXPECT_EQ(errorWith({"workloads", "dev", "0", "M"}, -1),
+            "task.json: workloads.dev[0].M: expected a non-negative integer");
   EXPECT_EQ(errorWith({"workloads", "heldout", "0", "K"}, nullptr),
             "task.json: workloads.heldout[0]: missing parameter \"K\"");
   EXPECT_EQ(errorWith({"workloads", "heldout"}, nullptr),
