@@ -7,6 +7,11 @@
 # Usage: tasks/run-solutions-h200.sh [PTXBENCH] [TASKS_DIR]
 #   RUN_ALL_TASKS=1  also run the broken solutions on every listed task
 #                    (default: only on the first, to save GPU time)
+#   ONLY=a,b         only these corpora or tasks (folder names under TASKS_DIR,
+#                    e.g. ONLY=mha_fwd,gemm_fp8_e4m3)
+#   SHAPES=dev       cap every run at the development workloads
+# cuDNN (the attention baselines) is found in the PyPI wheel python3 sees
+# (nvidia-cudnn-cu13) and put on LD_LIBRARY_PATH with the CUDA runtime.
 # Results (JSON, logs, the table) go to $OUT (default /tmp/ptxbench-solutions).
 # The manifest's "run" field per solution: "all" = every workload (the first
 # such solution of a task also times the cuBLASLt baseline), "dev" = the
@@ -16,6 +21,21 @@ PTXBENCH=${1:-build/bin/ptxbench}
 TASKS=${2:-$(dirname "$0")}
 OUT=${OUT:-/tmp/ptxbench-solutions}
 mkdir -p "$OUT/runs"
+cudnn_libs=$(python3 - <<'PY' 2>/dev/null
+import importlib, os
+dirs = []
+for mod in ("nvidia.cudnn", "nvidia.cuda_runtime", "nvidia.cu13"):
+    try:
+        m = importlib.import_module(mod)
+    except ImportError:
+        continue
+    for p in m.__path__:
+        if os.path.isdir(os.path.join(p, "lib")):
+            dirs.append(os.path.join(p, "lib"))
+print(":".join(dirs))
+PY
+)
+[ -n "$cudnn_libs" ] && export LD_LIBRARY_PATH="$cudnn_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader 2>&1
@@ -24,13 +44,18 @@ mkdir -p "$OUT/runs"
 cat "$OUT/env.txt"
 
 # Plan: one line per run, "task manifest_dir file expected shapes baseline timeout".
-python3 - "$TASKS" "${RUN_ALL_TASKS:-0}" > "$OUT/plan.txt" <<'PY'
+python3 - "$TASKS" "${RUN_ALL_TASKS:-0}" "${ONLY:-}" "${SHAPES:-}" > "$OUT/plan.txt" <<'PY'
 import glob, json, os, sys
 tasks_dir, all_tasks = sys.argv[1], sys.argv[2] == "1"
+only = set(filter(None, sys.argv[3].split(",")))
+cap = sys.argv[4]
 for m in sorted(glob.glob(os.path.join(tasks_dir, "**", "solutions", "manifest.json"), recursive=True)):
     man = json.load(open(m))
     sdir = os.path.dirname(m)
+    corpus = os.path.basename(os.path.dirname(sdir))
     for ti, task in enumerate(man["tasks"]):
+        if only and corpus not in only and task not in only:
+            continue
         baseline_done = False
         for s in man["solutions"]:
             if s.get("run", "all") == "skip":
@@ -38,11 +63,12 @@ for m in sorted(glob.glob(os.path.join(tasks_dir, "**", "solutions", "manifest.j
             broken = s["status"] != "PASSED" or s.get("run") == "dev"
             if broken and ti > 0 and not all_tasks and s["status"] != "PASSED":
                 continue
-            shapes = "all" if s.get("run", "all") == "all" else "dev"
+            shapes = "all" if s.get("run", "all") == "all" and cap != "dev" else "dev"
             baseline = shapes == "all" and not baseline_done
             baseline_done |= baseline
             timeout = 4 if s["status"] == "TIMEOUT" else 60
-            print(os.path.join(tasks_dir, task), sdir, s["file"], s["status"], shapes,
+            status = s.get("status_by_task", {}).get(task, s["status"])
+            print(os.path.join(tasks_dir, task), sdir, s["file"], status, shapes,
                   int(baseline), timeout)
 PY
 
@@ -63,7 +89,7 @@ python3 - "$OUT" <<'PY' | tee "$OUT/table.txt"
 import json, os, sys
 out = sys.argv[1]
 bad = 0
-print(f"{'task':24} {'solution':20} {'expected':14} {'got':14} {'ok':3} {'wall_s':>6}  per workload: status median_ms TFLOP/s GB/s SOL [cuBLASLt ms TFLOP/s]")
+print(f"{'task':28} {'solution':20} {'expected':14} {'got':14} {'ok':3} {'wall_s':>6}  per workload: status median_ms TFLOP/s GB/s SOL [cuBLASLt ms TFLOP/s]")
 for line in open(os.path.join(out, "runs.txt")):
     label, expected, rc, wall = line.split()
     task, sol = label.split("__", 1)
@@ -80,11 +106,17 @@ for line in open(os.path.join(out, "runs.txt")):
                     s += f" SOL {100 * w['sol_fraction']:.0f}%"
             if "baseline_time" in w:
                 bms = w["baseline_time"]["median_ms"]
-                s += f" [lt {bms:.3f}ms {w['flops'] / (bms * 1e-3) * 1e-12:.0f}TF]"
+                s += f" [lib {bms:.3f}ms {w['flops'] / (bms * 1e-3) * 1e-12:.0f}TF"
+                bc = w.get("baseline_checks", [])
+                if bc:
+                    s += " check " + ("ok" if all(c["passed"] for c in bc) else "FAILED")
+                s += "]"
+            elif "baseline" in w.get("message", ""):
+                s += " [" + w["message"][:160] + "]"
             parts.append(s)
     ok = got == expected
     bad += not ok
-    print(f"{task:24} {sol:20} {expected:14} {got:14} {'yes' if ok else 'NO':3} {int(wall)/1000:6.1f}  " + "; ".join(parts))
+    print(f"{task:28} {sol:20} {expected:14} {got:14} {'yes' if ok else 'NO':3} {int(wall)/1000:6.1f}  " + "; ".join(parts))
 print(f"{bad} run(s) differ from the manifests")
 sys.exit(1 if bad else 0)
 PY

@@ -76,13 +76,38 @@ void Gpu::free(DeviceBuffer &buf) {
 }
 std::string Gpu::arch() const { return archName(ccMajor, ccMinor); }
 
+MaybeFail Gpu::loadBuiltins(StringRef source, StringRef fileName,
+                            CUmodule &module) {
+  std::string ptx, log;
+  if (MaybeFail f = compileCuda(source, fileName, ptx, log)) {
+    f->status = Status::HarnessError;
+    f->message += "\n" + log;
+    return f;
+  }
+  if (MaybeFail f = loadModule(ptx, module, log)) {
+    f->status = Status::HarnessError;
+    return f;
+  }
+  return std::nullopt;
+}
+
 MaybeFail Gpu::builtin(StringRef kernel, CUfunction &fn) {
   auto it = builtinCache.find(kernel);
   if (it != builtinCache.end()) {
     fn = it->second;
     return std::nullopt;
   }
-  TRY(check(d.cuModuleGetFunction(&fn, builtins, kernel.str().c_str()),
+  // The attention references are 10x the rest in PTX and take seconds to
+  // compile, so only the workers of attention tasks compile them.
+  CUmodule module = builtins;
+  if (kernel.starts_with("ptxbench_attn_") || kernel == "ptxbench_f32_to_bf16") {
+    if (!attentionBuiltins)
+      TRY(loadBuiltins(std::string(builtinKernelsSource) +
+                           attentionKernelsSource,
+                       "ptxbench_attention.cu", attentionBuiltins));
+    module = attentionBuiltins;
+  }
+  TRY(check(d.cuModuleGetFunction(&fn, module, kernel.str().c_str()),
             Status::HarnessError, "the harness's kernel " + kernel));
   builtinCache[kernel] = fn;
   return std::nullopt;
@@ -151,18 +176,7 @@ MaybeFail Gpu::init() {
   if (std::string why; !ptxbench::toolchain::canCompileCUDA(&why))
     return Failure{Status::HarnessError,
                    "NVRTC is needed for the harness's own kernels: " + why};
-  std::string ptx, log;
-  std::string source =
-      std::string(builtinKernelsSource) + attentionKernelsSource;
-  if (MaybeFail f = compileCuda(source, "ptxbench_builtins.cu", ptx, log)) {
-    f->status = Status::HarnessError;
-    f->message += "\n" + log;
-    return f;
-  }
-  if (MaybeFail f = loadModule(ptx, builtins, log)) {
-    f->status = Status::HarnessError;
-    return f;
-  }
+  TRY(loadBuiltins(builtinKernelsSource, "ptxbench_builtins.cu", builtins));
   // Overwriting twice the L2 evicts the submission's data between samples.
   TRY(alloc(flush, size_t(std::max(l2Bytes, 1 << 20)) * 2));
   return std::nullopt;

@@ -56,7 +56,9 @@ public:
   CUstream stream = nullptr;
   std::string name;
   int ccMajor = 0, ccMinor = 0, l2Bytes = 0, smCount = 0;
-  CUmodule builtins = nullptr;
+  /// The built-in kernels: input generation and the GEMM/rmsnorm
+  /// references (compiled at init), the attention references (on first use).
+  CUmodule builtins = nullptr, attentionBuiltins = nullptr;
   DeviceBuffer flush;
   cublasLtHandle_t ltHandle = nullptr;
   DeviceBuffer ltWorkspace;
@@ -86,6 +88,8 @@ public:
 
 private:
   llvm::StringMap<CUfunction> builtinCache;
+  MaybeFail loadBuiltins(llvm::StringRef source, llvm::StringRef fileName,
+                         CUmodule &module);
 };
 
 /// Times `launch` per the task's timing rules: warm-up, then samples each
