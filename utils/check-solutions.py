@@ -73,10 +73,15 @@ def main():
                 if not args.no_assemble and not report.get("assembled"):
                     problems.append("not assembled for " + arch + ": " +
                                     report.get("assembly_note", ""))
+                # A plan may have several kernels (a pre-pass, the main
+                # kernel, a conversion): a family's verdict is the best any
+                # kernel gets.
+                rank = {"used": 3, "serialized": 2, "unreachable": 1, "missing": 0}
                 got = {}
                 for k in report["kernels"]:
                     for fam, verdict in k.get("requested", {}).items():
-                        got.setdefault(fam, verdict)
+                        if rank.get(verdict, -1) > rank.get(got.get(fam), -1):
+                            got[fam] = verdict
                 want = sol.get("features", {})
                 for fam in requested:
                     if fam not in want:

@@ -1,0 +1,222 @@
+// Broken on purpose: mma_sync.cu written for non-causal attention only. The kernel has no CAUSAL
+// parameter and never masks keys after the query, so it is correct on the non-causal tasks
+// (PASSED) and wrong on mha_fwd_lse_h48_d128_causal (INCORRECT): the manifest's status_by_task.
+//
+// @ptxbench kernel mha_fwd_mma_sync grid=(ceildiv(S, 64), H, B) block=128 smem=640*(D+8)
+// @ptxbench   args Q, K, V, O, LSE, B, H, S, D
+#include <cuda_bf16.h>
+
+#define BM 64  // query rows per CTA
+#define BN 64  // keys per tile
+#define NEG_INF __int_as_float(0xff800000)
+
+__device__ __forceinline__ unsigned smem_u32(const void *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// 16 bytes global -> shared; src_bytes = 0 zero-fills the destination (rows past S).
+__device__ __forceinline__ void cp_async16(void *dst, const void *src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_u32(dst)), "l"(src),
+               "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void *p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void *p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+
+// c[16x8] += a[16x16] * b[16x8], bf16 inputs, fp32 accumulate.
+__device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4], unsigned b0,
+                                          unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&v);
+}
+
+template <int D>
+__device__ __forceinline__ void attention_tile_rows(const __nv_bfloat16 *__restrict__ Qg,
+                                                    const __nv_bfloat16 *__restrict__ Kg,
+                                                    const __nv_bfloat16 *__restrict__ Vg,
+                                                    __nv_bfloat16 *__restrict__ Og,
+                                                    float *__restrict__ LSEg, int S, int q0,
+                                                    unsigned char *smem) {
+  constexpr int LD = D + 8;             // padded row, in elements
+  constexpr int CHUNKS = D / 8;         // 16-byte chunks per row
+  typedef __nv_bfloat16 Row[LD];
+  Row *sQ = reinterpret_cast<Row *>(smem);
+  Row *sK = sQ + BM;                    // [2][BN] rows
+  Row *sV = sK + 2 * BN;                // [2][BN] rows
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4; // mma fragment coordinates
+  const float scale_log2 = 1.4426950408889634f / sqrtf((float)D);
+  const int n_tiles = (S + BN - 1) / BN;
+
+  // Rows [r0, r0 + 64) of a [S, D] matrix into a padded shared tile, zero past S.
+  auto load_rows = [&](Row *dst, const __nv_bfloat16 *src, int r0) {
+    for (int c = tid; c < BM * CHUNKS; c += 128) {
+      const int r = c / CHUNKS, col = (c % CHUNKS) * 8;
+      const bool valid = r0 + r < S;
+      cp_async16(&dst[r][col], valid ? src + (size_t)(r0 + r) * D + col : src, valid);
+    }
+  };
+  load_rows(sQ, Qg, q0);
+  load_rows(sK, Kg, 0);
+  load_rows(sV, Vg, 0);
+  cp_async_commit();
+
+  float o[D / 8][4];
+#pragma unroll
+  for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      o[i][k] = 0.f;
+  float m[2] = {NEG_INF, NEG_INF}, l[2] = {0.f, 0.f};
+  const int row_g = q0 + warp * 16 + g; // this thread's rows: row_g and row_g + 8
+
+  for (int j = 0; j < n_tiles; ++j) {
+    const int buf = j & 1, k0 = j * BN;
+    if (j + 1 < n_tiles) { // prefetch the next tile into the other buffer
+      load_rows(sK + (buf ^ 1) * BN, Kg, k0 + BN);
+      load_rows(sV + (buf ^ 1) * BN, Vg, k0 + BN);
+    }
+    cp_async_commit();
+    cp_async_wait<1>(); // everything but the prefetch has landed
+    __syncthreads();
+    const Row *tK = sK + buf * BN, *tV = sV + buf * BN;
+
+    // S = Q K^T for the warp's 16 rows: 8 n-blocks of 8 keys.
+    float s[8][4];
+#pragma unroll
+    for (int nb = 0; nb < 8; ++nb)
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        s[nb][k] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      unsigned a[4];
+      ldmatrix_x4(a, &sQ[warp * 16 + (lane % 16)][kk * 16 + (lane / 16) * 8]);
+#pragma unroll
+      for (int np = 0; np < 4; ++np) {
+        unsigned b[4]; // b0, b1 of n-block 2np, then of n-block 2np + 1
+        ldmatrix_x4(b, &tK[np * 16 + (lane / 16) * 8 + (lane % 8)][kk * 16 + ((lane / 8) % 2) * 8]);
+        mma_16816(s[2 * np], a, b[0], b[1]);
+        mma_16816(s[2 * np + 1], a, b[2], b[3]);
+      }
+    }
+
+    // Online softmax. C fragment: s[nb][0..1] row g, s[nb][2..3] row g + 8, keys 8nb + 2t + {0,1}.
+    const bool need_mask = k0 + BN > S; // only the padding keys of the last tile
+    float mx[2] = {NEG_INF, NEG_INF};
+#pragma unroll
+    for (int nb = 0; nb < 8; ++nb)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        float x = s[nb][k] * scale_log2;
+        if (need_mask) {
+          const int key = k0 + nb * 8 + 2 * t + (k & 1);
+          if (key >= S)
+            x = NEG_INF;
+        }
+        s[nb][k] = x;
+        mx[k >> 1] = fmaxf(mx[k >> 1], x);
+      }
+    float corr[2], m_use[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
+      mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
+      const float m_new = fmaxf(m[r], mx[r]);
+      m_use[r] = m_new == NEG_INF ? 0.f : m_new; // fully masked so far: p = 0, not NaN
+      corr[r] = exp2f(m[r] - m_use[r]);
+      m[r] = m_new;
+    }
+    float psum[2] = {0.f, 0.f};
+#pragma unroll
+    for (int nb = 0; nb < 8; ++nb)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        s[nb][k] = exp2f(s[nb][k] - m_use[k >> 1]);
+        psum[k >> 1] += s[nb][k];
+      }
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+      l[r] = l[r] * corr[r] + psum[r]; // per-thread partial; the quad is summed at the end
+#pragma unroll
+    for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        o[i][k] *= corr[k >> 1];
+
+    // O += P V: P's A fragment for keys 16kk..16kk+15 is n-blocks 2kk and 2kk+1 of S.
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      unsigned a[4] = {pack_bf16x2(s[2 * kk][0], s[2 * kk][1]),
+                       pack_bf16x2(s[2 * kk][2], s[2 * kk][3]),
+                       pack_bf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                       pack_bf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {
+        unsigned b[4]; // V is [key][d]: transposed 8x8 loads give the col-major B fragment
+        ldmatrix_x4_trans(b, &tV[kk * 16 + ((lane / 8) % 2) * 8 + (lane % 8)][dp * 16 + (lane / 16) * 8]);
+        mma_16816(o[2 * dp], a, b[0], b[1]);
+        mma_16816(o[2 * dp + 1], a, b[2], b[3]);
+      }
+    }
+    __syncthreads(); // the next iteration's prefetch overwrites this buffer
+  }
+
+  // Epilogue: quad-sum l, normalize, store.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = row_g + 8 * r;
+    if (row >= S)
+      continue;
+    const float inv = l[r] > 0.f ? 1.f / l[r] : 0.f;
+#pragma unroll
+    for (int nb = 0; nb < D / 8; ++nb)
+      *reinterpret_cast<__nv_bfloat162 *>(Og + (size_t)row * D + nb * 8 + 2 * t) =
+          __floats2bfloat162_rn(o[nb][2 * r] * inv, o[nb][2 * r + 1] * inv);
+    if (t == 0) // natural log: ln 2 * (m + log2 l), m in the log2 domain
+      LSEg[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mha_fwd_mma_sync(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K,
+                 const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O,
+                 float *__restrict__ LSE, int B, int H, int S, int D) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int qt = blockIdx.x;
+  const size_t bh = (size_t)blockIdx.z * H + blockIdx.y;
+  const size_t off = bh * S * D;
+  if (D == 64)
+    attention_tile_rows<64>(Q + off, K + off, V + off, O + off, LSE + bh * S, S, qt * BM, smem);
+  else if (D == 128)
+    attention_tile_rows<128>(Q + off, K + off, V + off, O + off, LSE + bh * S, S, qt * BM, smem);
+  else if (D == 256)
+    attention_tile_rows<256>(Q + off, K + off, V + off, O + off, LSE + bh * S, S, qt * BM, smem);
+}
