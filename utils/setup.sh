@@ -36,6 +36,14 @@ if ! command -v nvdisasm >/dev/null &&
   python3 -m pip install --quiet nvidia-cuda-nvdisasm ||
     echo "setup: note: could not install nvdisasm; SASS checks will be skipped"
 fi
+# The cuDNN C++ frontend (headers only) builds the attention tasks' cuDNN
+# baseline. Its wheel's Python dependencies (about 600 MB) are not needed
+# for the headers, hence --no-deps.
+if ! python3 -c 'import importlib.metadata as m; m.distribution("nvidia-cudnn-frontend")' 2>/dev/null; then
+  echo "setup: installing the cuDNN frontend headers from PyPI (nvidia-cudnn-frontend)"
+  python3 -m pip install --quiet --no-deps nvidia-cudnn-frontend ||
+    echo "setup: note: could not install nvidia-cudnn-frontend; the cuDNN attention baseline will not be built"
+fi
 
 # Headless Chromium renders the HTML report in test/Eval/report-screenshot.test;
 # it is about 350 MB with its dependencies, so it is not installed here.

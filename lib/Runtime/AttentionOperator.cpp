@@ -99,9 +99,7 @@ public:
     auto made = backward ? CudnnSdpa::backward(sdpa, gpu.stream)
                          : CudnnSdpa::forward(sdpa, gpu.stream);
     if (!made)
-      return Failure{Status::HarnessError,
-                     "cuDNN SDPA (" + describeSdpaShape(sdpa) +
-                         "): " + toString(made.takeError())};
+      return Failure{Status::HarnessError, toString(made.takeError())};
     std::shared_ptr<CudnnSdpa> lib = std::move(*made);
     version = CudnnSdpa::version() + " " + lib->planName();
     scratch.emplace_back();
@@ -114,8 +112,7 @@ public:
                   pl = baselineOf(lse);
       launch = [=]() -> MaybeFail {
         if (Error err = lib->runForward(pq, pk, pv, po, pl, ws))
-          return Failure{Status::HarnessError,
-                         "cuDNN SDPA forward: " + toString(std::move(err))};
+          return Failure{Status::HarnessError, toString(std::move(err))};
         return std::nullopt;
       };
       return std::nullopt;
@@ -129,8 +126,7 @@ public:
     launch = [=]() -> MaybeFail {
       if (Error err =
               lib->runBackward(pq, pk, pv, po, pdo, pl, pdq, pdk, pdv, ws))
-        return Failure{Status::HarnessError,
-                       "cuDNN SDPA backward: " + toString(std::move(err))};
+        return Failure{Status::HarnessError, toString(std::move(err))};
       return std::nullopt;
     };
     return std::nullopt;
