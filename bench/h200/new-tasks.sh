@@ -9,19 +9,21 @@
 #     ONLY    corpora/tasks for run-solutions (default: the d128 attention
 #             tasks and gemm_fp8_e4m3)
 #     SHAPES  dev or all (default dev)
-#     STEPS   any of ref,run,torch (default all three)
+#     STEPS   any of ref,run,fp8,torch (default all four; fp8 runs
+#             gemm_fp8_e4m3's expert with the cuBLASLt baseline even
+#             before its corpus has a manifest)
 set -u
 cd "$(dirname "$0")/../.."
 PTXBENCH=$(realpath "${1:-build/bin/ptxbench}")
 ONLY=${2:-mha_fwd_lse_h48_d128,mha_bwd_h48_d128,gemm_fp8_e4m3}
 SHAPES=${3:-dev}
-STEPS=${4:-ref,run,torch}
+STEPS=${4:-ref,run,fp8,torch}
 OUT=${OUT:-/tmp/ptxbench-new-tasks}
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 case ",$STEPS," in *,ref,*)
-  timeout 240 python3 bench/h200/attention-ref-check.py --header lib/Runtime/AttentionKernels.h \
+  timeout 150 python3 bench/h200/attention-ref-check.py --header lib/Runtime/AttentionKernels.h \
     --builtins lib/Runtime/BuiltinKernels.h --bench > "$OUT/refcheck.txt" 2>&1
   echo "reference check: exit $?"; tail -25 "$OUT/refcheck.txt";;
 esac
@@ -29,6 +31,14 @@ case ",$STEPS," in *,run,*)
   OUT="$OUT/solutions" ONLY="$ONLY" SHAPES="$SHAPES" tasks/run-solutions-h200.sh "$PTXBENCH" tasks \
     > "$OUT/solutions.txt" 2>&1
   echo "solutions: exit $?"; grep -v "^ran " "$OUT/solutions.txt" | tail -40;;
+esac
+case ",$STEPS," in *,fp8,*)
+  for sol in tasks/gemm_fp8_e4m3/solutions/wgmma_tma_fast.cu; do
+    [ -f "$sol" ] || continue
+    "$PTXBENCH" run --task tasks/gemm_fp8_e4m3 --solution "$sol" --shapes "$SHAPES" \
+      --json "$OUT/fp8-$(basename "$sol" .cu).json" > "$OUT/fp8-$(basename "$sol" .cu).txt" 2>&1
+    echo "fp8 $(basename "$sol"): exit $?"; cat "$OUT/fp8-$(basename "$sol" .cu).txt" | head -40
+  done;;
 esac
 case ",$STEPS," in *,torch,*)
   timeout 200 python3 bench/h200/torch_sanity.py tasks > "$OUT/torch.txt" 2>&1
