@@ -10,6 +10,7 @@
 #   ONLY=a,b         only these corpora or tasks (folder names under TASKS_DIR,
 #                    e.g. ONLY=mha_fwd,gemm_fp8_e4m3)
 #   SHAPES=dev       cap every run at the development workloads
+#   EXPERT_ONLY=1    only the solutions marked "expert" (timing runs)
 # cuDNN (the attention baselines) is found in the PyPI wheel python3 sees
 # (nvidia-cudnn-cu13) and put on LD_LIBRARY_PATH with the CUDA runtime.
 # Results (JSON, logs, the table) go to $OUT (default /tmp/ptxbench-solutions).
@@ -44,11 +45,11 @@ PY
 cat "$OUT/env.txt"
 
 # Plan: one line per run, "task manifest_dir file expected shapes baseline timeout".
-python3 - "$TASKS" "${RUN_ALL_TASKS:-0}" "${ONLY:-}" "${SHAPES:-}" > "$OUT/plan.txt" <<'PY'
+python3 - "$TASKS" "${RUN_ALL_TASKS:-0}" "${ONLY:-}" "${SHAPES:-}" "${EXPERT_ONLY:-0}" > "$OUT/plan.txt" <<'PY'
 import glob, json, os, sys
 tasks_dir, all_tasks = sys.argv[1], sys.argv[2] == "1"
 only = set(filter(None, sys.argv[3].split(",")))
-cap = sys.argv[4]
+cap, expert_only = sys.argv[4], sys.argv[5] == "1"
 for m in sorted(glob.glob(os.path.join(tasks_dir, "**", "solutions", "manifest.json"), recursive=True)):
     man = json.load(open(m))
     sdir = os.path.dirname(m)
@@ -58,13 +59,13 @@ for m in sorted(glob.glob(os.path.join(tasks_dir, "**", "solutions", "manifest.j
             continue
         baseline_done = False
         for s in man["solutions"]:
-            if s.get("run", "all") == "skip":
+            if s.get("run", "all") == "skip" or (expert_only and not s.get("expert")):
                 continue
             broken = s["status"] != "PASSED" or s.get("run") == "dev"
             if broken and ti > 0 and not all_tasks and s["status"] != "PASSED":
                 continue
             shapes = "all" if s.get("run", "all") == "all" and cap != "dev" else "dev"
-            baseline = shapes == "all" and not baseline_done
+            baseline = s.get("run", "all") == "all" and not baseline_done
             baseline_done |= baseline
             timeout = 4 if s["status"] == "TIMEOUT" else 60
             status = s.get("status_by_task", {}).get(task, s["status"])
@@ -114,6 +115,9 @@ for line in open(os.path.join(out, "runs.txt")):
             elif "baseline" in w.get("message", ""):
                 s += " [" + w["message"][:160] + "]"
             parts.append(s)
+    if got != "PASSED" and os.path.exists(path):
+        msgs = {w.get("message", "")[:200] for w in r.get("workloads", []) if w.get("message")}
+        parts += sorted(msgs)
     ok = got == expected
     bad += not ok
     print(f"{task:28} {sol:20} {expected:14} {got:14} {'yes' if ok else 'NO':3} {int(wall)/1000:6.1f}  " + "; ".join(parts))

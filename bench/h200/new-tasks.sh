@@ -10,8 +10,8 @@
 #             tasks and gemm_fp8_e4m3)
 #     SHAPES  dev or all (default dev)
 #     STEPS   any of ref,run,fp8,torch (default all four; fp8 runs
-#             gemm_fp8_e4m3's expert with the cuBLASLt baseline even
-#             before its corpus has a manifest)
+#             gemm_fp8_e4m3's expert with and without its fp32 promotion)
+#   EXPERT_ONLY=1 in the environment runs only the experts (timing runs).
 set -u
 cd "$(dirname "$0")/../.."
 PTXBENCH=$(realpath "${1:-build/bin/ptxbench}")
@@ -30,10 +30,14 @@ esac
 case ",$STEPS," in *,run,*)
   OUT="$OUT/solutions" ONLY="$ONLY" SHAPES="$SHAPES" tasks/run-solutions-h200.sh "$PTXBENCH" tasks \
     > "$OUT/solutions.txt" 2>&1
-  echo "solutions: exit $?"; grep -v "^ran " "$OUT/solutions.txt" | tail -40;;
+  echo "solutions: exit $?"; grep -v "^ran " "$OUT/solutions.txt" | tail -40
+  tar czf "$OUT/runs.tgz" -C "$OUT/solutions" runs && rm -rf "$OUT/solutions/runs";;
 esac
 case ",$STEPS," in *,fp8,*)
-  for sol in tasks/gemm_fp8_e4m3/solutions/wgmma_tma_fast.cu; do
+  # The expert as shipped (fp32 promotion every K=128) and without it.
+  sed 's/^#define PROMOTE 1/#define PROMOTE 0/' tasks/gemm_fp8_e4m3/solutions/wgmma_tma_fast.cu \
+    > /tmp/wgmma_tma_fast_nopromote.cu
+  for sol in tasks/gemm_fp8_e4m3/solutions/wgmma_tma_fast.cu /tmp/wgmma_tma_fast_nopromote.cu; do
     [ -f "$sol" ] || continue
     "$PTXBENCH" run --task tasks/gemm_fp8_e4m3 --solution "$sol" --shapes "$SHAPES" \
       --json "$OUT/fp8-$(basename "$sol" .cu).json" > "$OUT/fp8-$(basename "$sol" .cu).txt" 2>&1

@@ -46,6 +46,7 @@ namespace ptxbench::runtime::cuda {
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
   X(cuFuncSetAttribute)                                                        \
+  X(cuFuncGetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
   X(cuLaunchKernelEx)                                                          \
   X(cuStreamCreate)                                                            \

@@ -96,6 +96,24 @@ bool ptxbench::runtime::probeGpu(std::string &why, std::string *deviceName,
 
 namespace {
 
+/// Lets `fn` launch with `smem` bytes of dynamic shared memory: above 48 KiB
+/// of static plus dynamic shared memory a kernel must opt in (a submission
+/// cannot: the harness owns the host side). Returns why it cannot, or "".
+std::string allowDynamicSmem(Gpu &gpu, CUfunction fn, unsigned smem) {
+  int staticBytes = 0;
+  gpu.d.cuFuncGetAttribute(&staticBytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                           fn);
+  if (smem == 0 || staticBytes + smem <= 48 * 1024)
+    return "";
+  if (CUresult r = gpu.d.cuFuncSetAttribute(
+          fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem))
+    return "needs " + std::to_string(staticBytes) + " bytes of static and " +
+           std::to_string(smem) +
+           " of dynamic shared memory, more than the device allows a block (" +
+           gpu.d.describe(r) + ")";
+  return "";
+}
+
 /// Everything allocated for one workload.
 struct WorkloadBuffers {
   WorkloadTensors tensors;
@@ -551,10 +569,7 @@ void WorkloadRunner::countFeatures(WorkloadResult &result,
     return;
   }
   for (unsigned k = 0; k < plan.kernels.size(); ++k)
-    if (plan.kernels[k].smem > 48 * 1024)
-      d.cuFuncSetAttribute(gpu.countedFunctions[k],
-                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                           plan.kernels[k].smem);
+    allowDynamicSmem(gpu, gpu.countedFunctions[k], plan.kernels[k].smem);
   DeviceBuffer counters;
   MaybeFail f = gpu.alloc(counters, 8 * families.size());
   if (!f)
@@ -719,14 +734,18 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
       continue;
     }
     // Check argument counts and sizes against the kernels, and raise the
-    // dynamic shared memory limit where the plan asks for more than 48 KiB.
+    // dynamic shared memory limit where the kernel needs more than 48 KiB.
     bool planOk = true;
     for (unsigned k = 0; k < plan.kernels.size() && planOk; ++k) {
       const ResolvedKernel &rk = resolved->kernels[k];
-      if (rk.smem > 48 * 1024)
-        gpu.d.cuFuncSetAttribute(
-            functions[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            rk.smem);
+      if (std::string why = allowDynamicSmem(gpu, functions[k], rk.smem);
+          !why.empty()) {
+        r.status = Status::LaunchError;
+        r.message = plan.kernels[k].loc.str() + ": error: kernel '" + rk.name +
+                    "' " + why;
+        planOk = false;
+        break;
+      }
       if (!gpu.d.cuFuncGetParamInfo)
         continue;
       size_t count = 0, offset, size;

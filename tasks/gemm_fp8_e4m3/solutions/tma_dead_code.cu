@@ -1,0 +1,117 @@
+// Broken on purpose (statically): the dequantizing FFMA fallback (dequant_ffma.cu) dressed up
+// with a TMA load and a transaction-count mbarrier that sit behind an unconditional branch, so
+// they can never run. The results are correct (status PASSED), but the requested families are
+// not really used: the static verdict for tma and mbarrier_tx is `unreachable`, for wgmma
+// `missing`.
+//
+// @ptxbench kernel gemm_fp8_dead_tma grid=(ceildiv(N,128), ceildiv(M,128)) block=256
+// @ptxbench   args tmA, A, B, scale_a, scale_b, C, M, N, K
+// @ptxbench tensormap tmA tensor=A box=(128, 128) swizzle=128B
+#include <cuda_bf16.h>
+
+#define BM 128
+#define BN 128
+#define BK 16
+
+struct alignas(64) TensorMap { unsigned long long opaque[16]; };
+
+// OCP e4m3 -> fp32 by moving the bit fields: 1 sign, 4 exponent (bias 7), 3 mantissa bits.
+// Normal values (exponent field >= 1) become an fp32 with exponent field e + 120 (bias 127).
+// Subnormals (exponent field 0) are m * 2^-9, computed as an integer times a power of two so
+// no fp32 denormal (and no flush-to-zero) is involved. 0x7f/0xff, e4m3's NaN, decodes to 480:
+// the harness never generates it.
+__device__ __forceinline__ float e4m3_to_float(unsigned v) {
+  const unsigned mag = v & 0x7fu;
+  const float m = mag >= 8u ? __uint_as_float((mag << 20) + (120u << 23)) : (float)mag * 0x1p-9f;
+  return __uint_as_float(__float_as_uint(m) | ((v & 0x80u) << 24));
+}
+
+// Decodes 16 consecutive fp8 values of one row, starting at element k0, into column `row` of
+// the K-major staging tile dst[BK][BM + 4]; zero past K or past the matrix's last row.
+__device__ __forceinline__ void stage_row(float (*dst)[BM + 4], const unsigned char *src, int row,
+                                          bool row_ok, int k0, int K) {
+  if (row_ok && k0 + BK <= K && K % 16 == 0) {
+    // Whole 16-byte chunk, 16-byte aligned because K % 16 == 0.
+    const uint4 q = *reinterpret_cast<const uint4 *>(src + k0);
+    const unsigned w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int c = 0; c < BK; ++c)
+      dst[c][row] = e4m3_to_float((w[c / 4] >> (8 * (c % 4))) & 0xffu);
+  } else {
+#pragma unroll
+    for (int c = 0; c < BK; ++c)
+      dst[c][row] = (row_ok && k0 + c < K) ? e4m3_to_float(src[k0 + c]) : 0.f;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+gemm_fp8_dead_tma(const __grid_constant__ TensorMap tmA, const unsigned char *__restrict__ A,
+                  const unsigned char *__restrict__ B, const float *__restrict__ scale_a,
+                  const float *__restrict__ scale_b, __nv_bfloat16 *__restrict__ C, int M, int N,
+                  int K) {
+  __shared__ float As[BK][BM + 4];
+  __shared__ float Bs[BK][BN + 4];
+  __shared__ __align__(1024) unsigned char stage[128 * 128];
+  __shared__ __align__(8) unsigned long long bar;
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    unsigned sbar = (unsigned)__cvta_generic_to_shared(&bar);
+    unsigned sdst = (unsigned)__cvta_generic_to_shared(stage);
+    // "TMA path": skipped by the bra.uni in front of it.
+    asm volatile("{\n"
+                 "bra.uni SKIP_%=;\n"
+                 "mbarrier.init.shared::cta.b64 [%0], 1;\n"
+                 "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16384;\n"
+                 "cp.async.bulk.tensor.2d.shared::cluster.global.tile."
+                 "mbarrier::complete_tx::bytes [%1], [%2, {%3, %4}], [%0];\n"
+                 "SKIP_%=:\n"
+                 "}\n" ::"r"(sbar),
+                 "r"(sdst), "l"(&tmA), "r"(0), "r"((int)blockIdx.y * BM)
+                 : "memory");
+  }
+  const int tx = tid % 16, ty = tid / 16;
+  const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+  float acc[8][8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      acc[i][j] = 0.f;
+
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    // Threads 0-127 stage one row of A each, threads 128-255 one row of B.
+    if (tid < BM) {
+      const int gr = row0 + tid;
+      stage_row(As, A + (size_t)min(gr, M - 1) * K, tid, gr < M, k0, K);
+    } else {
+      const int gn = col0 + tid - BM;
+      stage_row(Bs, B + (size_t)min(gn, N - 1) * K, tid - BM, gn < N, k0, K);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      float a[8], b[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        a[i] = As[k][ty + 16 * i];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        b[j] = Bs[k][tx + 16 * j];
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+  const float scale = __ldg(scale_a) * __ldg(scale_b);
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      int r = row0 + ty + 16 * i, c = col0 + tx + 16 * j;
+      if (r < M && c < N)
+        C[(size_t)r * N + c] = __float2bfloat16(acc[i][j] * scale);
+    }
+}
