@@ -653,10 +653,15 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     return 0;
   }
   Peaks peaks = measurePeaks(gpu, options.remeasurePeaks);
+  // The matrix rate of the task's input type is its speed of light.
+  bool fp8 = llvm::any_of(task.tensors, [](const TensorSpec &t) {
+    return t.role == Role::Input && t.dtype == DType::E4M3;
+  });
   emit(fd, json::Object{{"event", "device"},
                         {"device", gpu.name + " (" + gpu.arch() + ")"},
                         {"arch", gpu.arch()},
-                        {"peak_tflops", peaks.tflops},
+                        {"peak_tflops", fp8 ? peaks.fp8Tflops : peaks.tflops},
+                        {"peak_matrix_type", fp8 ? "fp8 e4m3" : "bf16"},
                         {"peak_gbps", peaks.gbps},
                         {"peak_source", peaks.source},
                         {"driver", gpu.driverVersion},

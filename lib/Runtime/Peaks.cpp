@@ -38,29 +38,35 @@ static std::string peaksCachePath(const Gpu &gpu) {
   return std::string(dir);
 }
 
-static MaybeFail measurePeaksNow(Gpu &gpu, Peaks &peaks) {
+/// The matrix rate in TFLOP/s of cuBLASLt's best "TN" GEMM 8192^3 with
+/// inputs of `dtype` (bf16 or e4m3), fp32 compute, on normal(0,1) data
+/// (zeros would run cooler and faster).
+static MaybeFail measureGemmRate(Gpu &gpu, DType dtype, double &tflops) {
   cuda::Driver &d = gpu.d;
-  // bf16 GEMM 8192^3 on normal(0,1) data (zeros would run cooler/faster).
   const int64_t n = 8192;
-  DeviceBuffer a, b, c;
+  DeviceBuffer a, b, c, one;
   auto cleanup = [&] {
-    gpu.free(a);
-    gpu.free(b);
-    gpu.free(c);
+    for (DeviceBuffer *buf : {&a, &b, &c, &one})
+      gpu.free(*buf);
   };
-  MaybeFail f = gpu.alloc(a, n * n * 2);
+  MaybeFail f = gpu.alloc(a, n * n * dtypeSize(dtype));
   if (!f)
-    f = gpu.alloc(b, n * n * 2);
+    f = gpu.alloc(b, n * n * dtypeSize(dtype));
   if (!f)
     f = gpu.alloc(c, n * n * 2);
+  if (!f)
+    f = gpu.alloc(one, 4);
+  if (!f)
+    f = gpu.check(d.cuMemsetD32Async(one.ptr, 0x3F800000u, 1, gpu.stream),
+                  Status::HarnessError, "setting the fp8 scales");
   for (DeviceBuffer *buf : {&a, &b}) {
     if (f)
       break;
     void *ptr = reinterpret_cast<void *>(buf->ptr);
     uint64_t count = n * n, seed = buf == &a ? 1 : 2;
-    int dtype = int(DType::BF16), dist = int(Distribution::Kind::Normal);
+    int type = int(dtype), dist = int(Distribution::Kind::Normal);
     float pa = 0, pb = 1, prob = 0, scale = 1;
-    void *args[] = {&ptr, &count, &dtype, &dist, &pa, &pb, &prob, &scale, &seed};
+    void *args[] = {&ptr, &count, &type, &dist, &pa, &pb, &prob, &scale, &seed};
     CUfunction init;
     f = gpu.builtin("ptxbench_init", init);
     if (!f)
@@ -69,9 +75,11 @@ static MaybeFail measurePeaksNow(Gpu &gpu, Peaks &peaks) {
                     Status::HarnessError, "generating GEMM inputs");
   }
   std::function<MaybeFail()> gemm;
+  bool fp8 = dtype == DType::E4M3;
   if (!f)
-    f = makeCublasLtGemm(gpu, {n, n, n, DType::BF16, DType::BF16,
-                               /*transB=*/false, a.ptr, b.ptr, c.ptr},
+    f = makeCublasLtGemm(gpu,
+                         {n, n, n, dtype, dtype, /*transB=*/true, a.ptr, b.ptr,
+                          c.ptr, fp8 ? one.ptr : 0, fp8 ? one.ptr : 0},
                          gemm);
   double ms = 0;
   if (!f)
@@ -79,7 +87,24 @@ static MaybeFail measurePeaksNow(Gpu &gpu, Peaks &peaks) {
   cleanup();
   if (f)
     return f;
-  peaks.tflops = 2.0 * n * n * n / (ms * 1e-3) * 1e-12;
+  tflops = 2.0 * n * n * n / (ms * 1e-3) * 1e-12;
+  return std::nullopt;
+}
+
+static MaybeFail measurePeaksNow(Gpu &gpu, Peaks &peaks) {
+  cuda::Driver &d = gpu.d;
+  TRY(measureGemmRate(gpu, DType::BF16, peaks.tflops));
+  // Cards without fp8 tensor cores have no fp8 rate; fp8 tasks then show no
+  // speed-of-light fraction.
+  if (gpu.ccMajor * 10 + gpu.ccMinor >= 89)
+    TRY(measureGemmRate(gpu, DType::E4M3, peaks.fp8Tflops));
+  DeviceBuffer a, b;
+  auto cleanup = [&] {
+    gpu.free(a);
+    gpu.free(b);
+  };
+  MaybeFail f;
+  double ms = 0;
   // Device-to-device copy of 1 GiB; read + write bytes count.
   const size_t bytes = size_t(1) << 30;
   f = gpu.alloc(a, bytes);
@@ -110,7 +135,10 @@ Peaks ptxbench::runtime::measurePeaks(Gpu &gpu, bool remeasure) {
         if (const json::Object *o = v->getAsObject()) {
           peaks.tflops = o->getNumber("bf16_tflops").value_or(0);
           peaks.gbps = o->getNumber("copy_gbps").value_or(0);
-          if (peaks.tflops > 0 && peaks.gbps > 0) {
+          peaks.fp8Tflops = o->getNumber("fp8_tflops").value_or(0);
+          // A cache written before the fp8 rate was measured is redone.
+          if (peaks.tflops > 0 && peaks.gbps > 0 &&
+              (peaks.fp8Tflops > 0 || gpu.ccMajor * 10 + gpu.ccMinor < 89)) {
             peaks.source = "cached in " + path;
             return peaks;
           }
@@ -133,9 +161,11 @@ Peaks ptxbench::runtime::measurePeaks(Gpu &gpu, bool remeasure) {
                              {"device", gpu.name},
                              {"driver", gpu.driverVersion},
                              {"bf16_tflops", peaks.tflops},
+                             {"fp8_tflops", peaks.fp8Tflops},
                              {"copy_gbps", peaks.gbps},
-                             {"how", "best of 15 cuBLASLt bf16 8192^3 GEMMs "
-                                     "(fp32 compute); best of 10 1 GiB "
+                             {"how", "best of 15 cuBLASLt bf16 and fp8 e4m3 "
+                                     "8192^3 TN GEMMs (fp32 compute); best of "
+                                     "10 1 GiB "
                                      "device-to-device copies, read+write "
                                      "bytes"}}))
      << "\n";

@@ -13,7 +13,8 @@
 namespace ptxbench::runtime {
 
 struct Peaks {
-  double tflops = 0, gbps = 0;
+  /// bf16 and fp8 e4m3 matrix rates (TFLOP/s), copy bandwidth (GB/s).
+  double tflops = 0, fp8Tflops = 0, gbps = 0;
   /// "measured", "cached in FILE", or why the figures are unknown.
   std::string source;
 };

@@ -336,6 +336,7 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
                  {"peak_tflops", run.peakTflops},
                  {"peak_gbps", run.peakGBps},
                  {"peak_source", run.peakSource},
+                 {"peak_matrix_type", run.peakMatrixType},
                  {"arch", run.arch},
                  {"status", statusName(worstStatus(run))},
                  {"workloads", std::move(workloads)}};
@@ -492,7 +493,8 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
   os << "\n";
   if (run.peakTflops > 0 || run.peakGBps > 0)
     os << "speed of light: " << formatv("{0:f0}", run.peakTflops)
-       << " TFLOP/s bf16 matrix, " << formatv("{0:f0}", run.peakGBps)
+       << " TFLOP/s " << run.peakMatrixType << " matrix, "
+       << formatv("{0:f0}", run.peakGBps)
        << " GB/s copy (" << run.peakSource << ")\n";
   else if (!run.peakSource.empty())
     os << "speed of light: unknown (" << run.peakSource << ")\n";

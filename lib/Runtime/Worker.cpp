@@ -114,6 +114,8 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
         run.peakTflops = o->getNumber("peak_tflops").value_or(0);
         run.peakGBps = o->getNumber("peak_gbps").value_or(0);
         run.peakSource = o->getString("peak_source").value_or("").str();
+        run.peakMatrixType =
+            o->getString("peak_matrix_type").value_or("bf16").str();
         run.arch = o->getString("arch").value_or("").str();
         run.driver = o->getString("driver").value_or("").str();
         run.cudaDriverVersion = o->getInteger("cuda_driver_version").value_or(0);

@@ -163,6 +163,9 @@ struct RunResult {
   /// The card's measured bf16 matrix rate (TFLOP/s) and copy bandwidth
   /// (GB/s) for the speed-of-light fraction, when known.
   double peakTflops = 0, peakGBps = 0;
+  /// The input type of that matrix rate: "bf16", or "fp8 e4m3" for tasks
+  /// with fp8 inputs.
+  std::string peakMatrixType = "bf16";
   /// Where the figures come from: "measured", "cached (FILE)", or why
   /// they are unknown.
   std::string peakSource;
