@@ -534,6 +534,27 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
            << " of the card's speed of light; the timing or the FLOP/byte "
               "count is wrong, this is not a speedup\n";
     }
+    if (r.baselineTime) {
+      // Which library ran, and whether its own outputs agree with the
+      // reference (a check of both).
+      os << "    baseline: " << (r.baselineVersion.empty() ? run.baseline
+                                                           : r.baselineVersion);
+      if (!r.baselineChecks.empty()) {
+        os << "; against the reference:";
+        for (const NamedCheck &c : r.baselineChecks)
+          os << " " << c.tensor << " "
+             << (c.stats.passed ? "ok" : "FAILED " + c.stats.failedCheck)
+             << " (rel_l2 " << fmtValue(c.stats.relL2) << ")";
+      }
+      os << "\n";
+    }
+    if (r.outputChecks.size() > 1) {
+      os << "    outputs:";
+      for (const NamedCheck &c : r.outputChecks)
+        os << " " << c.tensor << " rel_l2 " << fmtValue(c.stats.relL2)
+           << " max_abs " << fmtValue(c.stats.maxAbsErr) << ";";
+      os << "\n";
+    }
     if (!r.features.empty()) {
       os << "    features (" << (run.arch.empty() ? "this GPU" : run.arch)
          << ", thread-instructions executed):";

@@ -143,6 +143,47 @@ TEST(ResultTest, JSONRoundTrip) {
   EXPECT_EQ(back.jitLog, "ptxas info");
 }
 
+TEST(ResultTest, OutputAndBaselineChecks) {
+  // Several outputs (attention: O and LSE) and the baseline's outputs
+  // against the same reference survive the worker-to-parent JSON, and the
+  // summary names the library and its check.
+  WorkloadResult r;
+  r.workload = "dev";
+  r.status = Status::Passed;
+  r.flops = 1e9;
+  r.time = summarizeTimes({1, 1, 1});
+  r.baselineTime = summarizeTimes({2, 2, 2});
+  r.baselineVersion = "cuDNN 9.19.0 eng9";
+  CompareStats good;
+  good.passed = true;
+  good.relL2 = 0.002;
+  CompareStats bad = good;
+  bad.passed = false;
+  bad.failedCheck = "tolerance";
+  r.outputChecks = {{"O", good}, {"LSE", good}};
+  r.baselineChecks = {{"O", good}, {"LSE", bad}};
+  WorkloadResult back;
+  ASSERT_TRUE(fromJSON(toJSON(r), back));
+  ASSERT_EQ(back.outputChecks.size(), 2u);
+  EXPECT_EQ(back.outputChecks[1].tensor, "LSE");
+  ASSERT_EQ(back.baselineChecks.size(), 2u);
+  EXPECT_FALSE(back.baselineChecks[1].stats.passed);
+  EXPECT_EQ(back.baselineChecks[1].stats.failedCheck, "tolerance");
+  EXPECT_EQ(back.baselineVersion, "cuDNN 9.19.0 eng9");
+
+  RunResult run;
+  run.baseline = "cudnn_sdpa_fwd";
+  run.workloads = {back};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printSummary(run, os);
+  EXPECT_NE(text.find("baseline: cuDNN 9.19.0 eng9; against the reference: O "
+                      "ok (rel_l2 0.002) LSE FAILED tolerance (rel_l2 0.002)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("outputs: O rel_l2 0.002"), std::string::npos) << text;
+}
+
 TEST(ResultTest, StatusNames) {
   for (Status s :
        {Status::Passed, Status::Incorrect, Status::CompileError,
