@@ -40,6 +40,9 @@ StringRef prompt::cudaElementType(DType dtype) {
     return "float";
   case DType::I32:
     return "int";
+  case DType::E4M3:
+    // One byte per element: __nv_fp8_e4m3 with <cuda_fp8.h>, or raw bytes.
+    return "unsigned char";
   }
   return "void";
 }
@@ -69,6 +72,8 @@ static std::string distributionText(const runtime::Distribution &d) {
   case Kind::Spiky:
     return "normal(" + num(d.mean) + ", " + num(d.std) + ") with a fraction " +
            num(d.spikeProb) + " of values scaled by " + num(d.spikeScale);
+  case Kind::Derived:
+    return "computed by the harness from the other inputs (see the task)";
   }
   return "";
 }
@@ -184,8 +189,10 @@ Expected<std::string> prompt::exampleSubmission(const Task &task) {
         t.shape.size() > 5 || maps.size() == 2)
       continue;
     Map m{&t, "tm" + t.name, {}};
-    for (size_t d = 0; d + 1 < t.shape.size(); ++d)
-      m.box.push_back(64);
+    // One slice of the outer dimensions (a batch, a head), 64 rows.
+    for (size_t d = 0; d + 2 < t.shape.size(); ++d)
+      m.box.push_back(1);
+    m.box.push_back(64);
     // The innermost box spans the 128-byte swizzle.
     m.box.push_back(128 / runtime::dtypeSize(t.dtype));
     maps.push_back(m);
