@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# run-variants.sh - times expert-kernel variants against their library on
+# the H200 (issue 7): every FILE on every workload of TASK, through
+# `ptxbench run --shapes all` (the library baseline on the same path), and
+# prints one line per workload: status, ms, library ms, ratio.
+#
+#   OUT=... bench/h200/issue7/run-variants.sh PTXBENCH TASK:FILE [TASK:FILE...]
+# The JSON of every run is packed into $OUT/variants.tgz.
+set -u
+cd "$(dirname "$0")/../../.."
+PTXBENCH=$(realpath "$1"); shift
+OUT=${OUT:-/tmp/ptxbench-variants}
+mkdir -p "$OUT/variants"
+libs=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(nvidia.cudnn.__path__[0], "lib"))' 2>/dev/null)
+[ -n "$libs" ] && export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+for spec in "$@"; do
+  task=${spec%%:*}; file=${spec#*:}
+  label="$task--$(basename "$file" .cu)"
+  "$PTXBENCH" run --task "tasks/$task" --solution "$file" --shapes "${SHAPES:-all}" --timeout 60 \
+    --json "$OUT/variants/$label.json" > "$OUT/variants/$label.txt" 2>&1
+  python3 - "$OUT/variants/$label.json" "$label" <<'PY'
+import json, os, sys
+path, label = sys.argv[1], sys.argv[2]
+if not os.path.exists(path):
+    print(f"{label}: no result"); sys.exit()
+r = json.load(open(path))
+for w in r["workloads"]:
+    s = f"{label:52} {w['workload']:26} {w['status']:10}"
+    if "time" in w:
+        s += f" {w['time']['median_ms']:8.3f} ms {w.get('tflops', 0):6.0f} TF"
+    if "baseline_time" in w and "time" in w:
+        b = w["baseline_time"]["median_ms"]
+        s += f"  lib {b:8.3f} ms  ratio {b / w['time']['median_ms']:.3f}"
+    if w["status"] != "PASSED":
+        s += "  " + w.get("message", "")[:140]
+    print(s, flush=True)
+PY
+done
+tar czf "$OUT/variants.tgz" -C "$OUT" variants && rm -rf "$OUT/variants"
