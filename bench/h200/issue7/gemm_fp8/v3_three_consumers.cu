@@ -6,11 +6,12 @@
 // 40 KiB stages); warpgroups 1..3 each compute 64 rows x 128 columns. A consumer's stage is ONE
 // group of four m64n128k32 wgmmas into a 64-register scratch accumulator, wait_group 0, then the
 // scratch is added into the 64-register fp32 accumulator (promotion every K = 128, as the expert).
-// 40 * 128 + 152 * 384 = 63488 registers fit the 65536 of an SM (consumers need <= 128). While one consumer waits for and
-// adds its stage, the groups of the other two (256 tensor clocks each) are queued, so the tensor
-// cores should not idle; A is read once per stage (the expert: four times), and the L2 traffic
-// per flop is between the 128x256 tile's and a 128x128 tile's. The analyzer reports this pattern
-// as wgmma-serialized (wait_group 0 after every commit); that is deliberate here.
+// 40 * 128 + 152 * 384 = 63488 registers fit the 65536 of an SM (the consumers compile to 128).
+// While one consumer waits for and adds its stage, the groups of the other two (256 tensor
+// clocks each) are queued, so the tensor cores should not idle; A is read once per stage (the
+// expert: four times), and the L2 traffic per flop is between the 128x256 and 128x128 tiles'.
+// The analyzer reports this pattern as wgmma-serialized (wait_group 0 after every commit);
+// that is deliberate here.
 //
 // @ptxbench kernel gemm_fp8_wgmma_tma_ws grid=min(132, ceildiv(M,192)*ceildiv(N,128)) block=512 smem=5*(192+128)*128+1024
 // @ptxbench   args tmA, tmB, scale_a, scale_b, C, M, N, K
