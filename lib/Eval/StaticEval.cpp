@@ -138,8 +138,9 @@ void StaticEvaluator::analyze(SampleRecord &record,
   report::AnalyzeOptions analyzeOptions;
   analyzeOptions.arch = options.arch;
   for (const std::string &name : options.requested)
-    if (std::optional<isa::Family> family = isa::familyByName(name))
-      analyzeOptions.requested.push_back(*family);
+    if (std::optional<report::Requirement> requirement =
+            report::parseRequirement(name))
+      analyzeOptions.requested.push_back(std::move(*requirement));
   analyzeOptions.assemble = options.assemble;
   analyzeOptions.sass = options.sass;
   report::AnalysisReport result =

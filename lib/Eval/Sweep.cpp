@@ -268,7 +268,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
       continue;
     }
     for (const std::string &f : it->second)
-      if (!isa::familyByName(f))
+      if (!isa::familiesOfRequirement(f))
         info.error = info.dir + "/task.json: unknown feature family '" + f +
                      "' for " + options.arch;
     info.requested = it->second;

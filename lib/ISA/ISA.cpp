@@ -145,3 +145,18 @@ std::optional<Family> ptxbench::isa::familyByName(StringRef name) {
       return static_cast<Family>(i);
   return std::nullopt;
 }
+
+std::optional<llvm::SmallVector<Family, 2>>
+ptxbench::isa::familiesOfRequirement(StringRef requirement) {
+  llvm::SmallVector<StringRef, 2> names;
+  requirement.split(names, '|');
+  llvm::SmallVector<Family, 2> families;
+  for (StringRef name : names) {
+    std::optional<Family> family = familyByName(name.trim());
+    if (!family)
+      return std::nullopt;
+    if (!llvm::is_contained(families, *family))
+      families.push_back(*family);
+  }
+  return families;
+}

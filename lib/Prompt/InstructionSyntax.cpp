@@ -171,18 +171,26 @@ prompt::familiesToShow(ArrayRef<std::string> requested) {
   auto seen = [&](isa::Family f) {
     return any_of(out, [&](const auto &p) { return p.first == f; });
   };
+  // A requirement may name alternatives ("bulk_copy|tma"): show each.
   for (const std::string &name : requested) {
-    std::optional<isa::Family> f = isa::familyByName(name);
-    if (!f)
-      return createStringError("unknown feature family '" + name + "'");
-    if (!seen(*f))
-      out.push_back({*f, true});
+    std::optional<SmallVector<isa::Family, 2>> families =
+        isa::familiesOfRequirement(name);
+    if (!families)
+      return createStringError("unknown feature family in '" + name + "'");
+    for (isa::Family f : *families)
+      if (!seen(f))
+        out.push_back({f, true});
   }
-  for (const std::string &name : requested)
-    for (StringRef companion : companionsOf(name))
-      if (std::optional<isa::Family> f = isa::familyByName(companion))
-        if (!seen(*f))
-          out.push_back({*f, false});
+  for (const std::string &name : requested) {
+    // Checked above; kept in a variable so the loop does not range over a
+    // temporary.
+    SmallVector<isa::Family, 2> members = *isa::familiesOfRequirement(name);
+    for (isa::Family member : members)
+      for (StringRef companion : companionsOf(isa::familyName(member)))
+        if (std::optional<isa::Family> f = isa::familyByName(companion))
+          if (!seen(*f))
+            out.push_back({*f, false});
+  }
   return out;
 }
 

@@ -85,8 +85,16 @@ std::string prompt::renderPatterns(ArrayRef<std::string> requested) {
         "each requested family as used, missing, unreachable (only in code "
         "that cannot run) or serialized, and these patterns, each with its "
         "source line:\n\n";
+  // The families requested, alternatives ("bulk_copy|tma") split.
+  SmallVector<StringRef> families;
+  for (const std::string &r : requested) {
+    SmallVector<StringRef, 2> names;
+    StringRef(r).split(names, '|');
+    for (StringRef n : names)
+      families.push_back(n.trim());
+  }
   for (const Pattern &p : patterns) {
-    if (!p.family.empty() && !is_contained(requested, p.family.str()))
+    if (!p.family.empty() && !is_contained(families, p.family))
       continue;
     os << "- `" << p.kind << "`: " << p.avoid << ". Instead: " << p.instead
        << ".\n";

@@ -328,8 +328,15 @@ std::string prompt::renderFeaturesSection(const Task &task, StringRef arch) {
   os << "Use these instruction families in the code the kernels actually "
         "run (code that cannot run does not count): ";
   std::vector<std::string> quoted;
-  for (const std::string &f : it->second)
-    quoted.push_back("`" + f + "`");
+  for (const std::string &f : it->second) {
+    // Alternatives: "`bulk_copy` or `tma`".
+    SmallVector<StringRef, 2> names;
+    StringRef(f).split(names, '|');
+    std::vector<std::string> each;
+    for (StringRef n : names)
+      each.push_back("`" + n.trim().str() + "`");
+    quoted.push_back(join(each, " or "));
+  }
   os << join(quoted, ", ")
      << ". The analysis reports each one as used, missing, unreachable or "
         "serialized, and names every generic fallback it finds.\n";

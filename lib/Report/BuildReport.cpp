@@ -162,14 +162,25 @@ void checkSass(AnalysisReport &report,
 
 } // namespace
 
+std::optional<Requirement> ptxbench::report::parseRequirement(StringRef name) {
+  std::optional<llvm::SmallVector<isa::Family, 2>> families =
+      isa::familiesOfRequirement(name);
+  if (!families)
+    return std::nullopt;
+  return Requirement{name.str(), std::move(*families)};
+}
+
 AnalysisReport ptxbench::report::buildReport(ptx::ModuleOp module,
                                              StringRef ptx, StringRef file,
                                              const AnalyzeOptions &options) {
   AnalysisReport report;
   report.file = file.str();
   report.arch = options.arch;
-  for (isa::Family family : options.requested)
-    report.requested.push_back(isa::familyName(family).str());
+  llvm::SmallVector<isa::Family> requestedFamilies;
+  for (const Requirement &r : options.requested) {
+    report.requested.push_back(r.name);
+    requestedFamilies.append(r.families.begin(), r.families.end());
+  }
 
   analysis::Reachability reachability(module);
   analysis::FeatureAnalysis features(module, reachability);
@@ -180,7 +191,7 @@ AnalysisReport ptxbench::report::buildReport(ptx::ModuleOp module,
                                      ptxLocation(violation.op),
                                      cudaLocation(violation.op)});
   llvm::SmallVector<analysis::Fallback> fallbacks =
-      analysis::detectFallbacks(module, reachability, options.requested);
+      analysis::detectFallbacks(module, reachability, requestedFamilies);
 
   for (const analysis::FeatureAnalysis::Kernel &kernel : features.kernels()) {
     ptx::FuncOp func = kernel.kernel;
@@ -189,9 +200,17 @@ AnalysisReport ptxbench::report::buildReport(ptx::ModuleOp module,
     for (const analysis::FamilyUse &use : kernel.features.families)
       out.features.push_back({isa::familyName(use.family).str(), use.count(),
                               use.reachable(), std::nullopt});
-    for (isa::Family family : options.requested)
-      out.requested.emplace_back(isa::familyName(family).str(),
-                                 toVerdict(features.status(kernel, family)));
+    // Alternatives: the best verdict of any of them.
+    for (const Requirement &r : options.requested) {
+      Verdict best = Verdict::Missing;
+      for (isa::Family family : r.families) {
+        Verdict v = toVerdict(features.status(kernel, family));
+        if (v == Verdict::Used || (v == Verdict::Unreachable &&
+                                   best == Verdict::Missing))
+          best = v;
+      }
+      out.requested.emplace_back(r.name, best);
+    }
     for (const analysis::Fallback &fallback : fallbacks) {
       if (fallback.kernel != func)
         continue;

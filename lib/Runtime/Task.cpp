@@ -530,9 +530,12 @@ Expected<Task> TaskReader::read(const json::Value &root) {
         if (!s)
           return fail(path, "expected family names (strings)");
         // Family names are the ISA table's (docs/isa-coverage.md).
-        if (!ptxbench::isa::familyByName(*s))
-          return fail(path, "unknown feature family \"" + *s +
-                                "\" (docs/isa-coverage.md lists them)");
+        // A family, or alternatives of which any one will do
+        // ("bulk_copy|tma").
+        if (!ptxbench::isa::familiesOfRequirement(*s))
+          return fail(path, "unknown feature family " +
+                                Twine(s->contains('|') ? "in " : "") + "\"" +
+                                *s + "\" (docs/isa-coverage.md lists them)");
         out.push_back(s->str());
       }
     }

@@ -102,11 +102,13 @@ int runAnalyze() {
   std::string unknown;
   report::AnalyzeOptions options;
   for (const std::string &name : require) {
-    std::optional<isa::Family> family = isa::familyByName(name);
-    if (!family)
-      return fail("unknown feature family '" + name +
-                  "' in --require (docs/isa-coverage.md lists them)");
-    options.requested.push_back(*family);
+    std::optional<report::Requirement> requirement =
+        report::parseRequirement(name);
+    if (!requirement)
+      return fail("unknown feature family " +
+                  Twine(StringRef(name).contains('|') ? "in " : "") + "'" +
+                  name + "' in --require (docs/isa-coverage.md lists them)");
+    options.requested.push_back(std::move(*requirement));
   }
   std::string ptx;
   if (!loadPTX(*file, ptx))

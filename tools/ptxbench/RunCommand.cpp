@@ -122,11 +122,17 @@ Instrumented instrumentSubmission(const Task &task, StringRef source,
     result.note = ("the task requests no features for " + arch).str();
     return result;
   }
+  // Alternatives ("bulk_copy|tma") are counted family by family.
   for (const std::string &f : it->second) {
-    if (isa::familyByName(f))
-      result.families.push_back(f);
-    else
+    std::optional<SmallVector<isa::Family, 2>> families =
+        isa::familiesOfRequirement(f);
+    if (!families) {
       result.note += "unknown family '" + f + "' in the task; ";
+      continue;
+    }
+    for (isa::Family family : *families)
+      if (!is_contained(result.families, isa::familyName(family).str()))
+        result.families.push_back(isa::familyName(family).str());
   }
   if (result.families.empty())
     return result;

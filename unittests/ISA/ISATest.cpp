@@ -89,4 +89,19 @@ TEST(ISATest, FamiliesHaveNames) {
     EXPECT_EQ(lookup(info.mnemonic), &info) << info.mnemonic.str();
 }
 
+TEST(ISATest, RequirementAlternatives) {
+  // A task's requirement: one family, or alternatives joined by '|'.
+  auto one = familiesOfRequirement("wgmma");
+  ASSERT_TRUE(one);
+  EXPECT_EQ(*one, (llvm::SmallVector<Family, 2>{*familyByName("wgmma")}));
+  auto two = familiesOfRequirement("bulk_copy|tma");
+  ASSERT_TRUE(two);
+  EXPECT_EQ(*two, (llvm::SmallVector<Family, 2>{*familyByName("bulk_copy"),
+                                                *familyByName("tma")}));
+  // Repeats collapse; any unknown member makes the whole one unknown.
+  EXPECT_EQ(familiesOfRequirement("tma|tma")->size(), 1u);
+  EXPECT_FALSE(familiesOfRequirement("tma|tensorcore"));
+  EXPECT_FALSE(familiesOfRequirement(""));
+}
+
 } // namespace

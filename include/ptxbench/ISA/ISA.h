@@ -91,6 +91,11 @@ llvm::StringRef familyName(Family family);
 llvm::StringRef familySummary(Family family);
 bool isArchSpecificFamily(Family family);
 std::optional<Family> familyByName(llvm::StringRef name);
+/// The families of a task's requirement: one family name, or alternatives
+/// joined by '|' of which any one satisfies it ("bulk_copy|tma");
+/// std::nullopt when a name is unknown.
+std::optional<llvm::SmallVector<Family, 2>>
+familiesOfRequirement(llvm::StringRef requirement);
 constexpr unsigned numFamilies() {
   return 0
 #define PTXBENCH_FAMILY(Enum, Name, Summary, ArchSpecific) +1

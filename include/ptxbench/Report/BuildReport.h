@@ -16,10 +16,20 @@
 
 namespace ptxbench::report {
 
+/// A requested family, or alternatives of which any one satisfies the
+/// request: `name` is how the task spells it ("wgmma", "bulk_copy|tma").
+struct Requirement {
+  std::string name;
+  llvm::SmallVector<isa::Family, 2> families;
+};
+/// Parses a requirement (isa::familiesOfRequirement); std::nullopt when a
+/// family name is unknown.
+std::optional<Requirement> parseRequirement(llvm::StringRef name);
+
 struct AnalyzeOptions {
   /// sm_90a, sm_100a, ...
   std::string arch;
-  std::vector<isa::Family> requested;
+  std::vector<Requirement> requested;
   /// Assemble with nvJitLink (resources, ptxas warnings).
   bool assemble = true;
   /// Disassemble and confirm families in SASS.
