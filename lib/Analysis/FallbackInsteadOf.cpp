@@ -40,6 +40,12 @@ std::string count(size_t n, StringRef what) {
   return llvm::formatv("{0} {1}{2}", n, what, n == 1 ? "" : "s").str();
 }
 
+/// What to write instead of warp-level matrix math on sm_90a. A wgmma's K
+/// is 32 bytes of input: k16 for bf16/f16, k32 for fp8.
+constexpr const char *kWgmmaAlternative =
+    "on sm_90a a warpgroup issues wgmma.mma_async (m64nNk16 for bf16/f16, "
+    "m64nNk32 for fp8) on shared-memory tiles, asynchronously";
+
 void checkWgmma(KernelScope &scope) {
   if (!scope.isRequested(Family::Wgmma) || !scope.filter(isWgmmaMma).empty())
     return;
@@ -51,16 +57,14 @@ void checkWgmma(KernelScope &scope) {
                                "warp-level {0} ({1})",
                                mmas.front().getOpcode(),
                                count(mmas.size(), "instruction")),
-                 "on sm_90a a warpgroup issues wgmma.mma_async (m64nNk16) "
-                 "on shared-memory tiles, asynchronously");
+                 kWgmmaAlternative);
   auto wmmas = scope.filter(isMnemonic("wmma.mma"));
   if (!wmmas.empty())
     scope.report(FallbackKind::WmmaInsteadOfWgmma, wmmas.front(),
                  llvm::formatv("wgmma was requested but the matrix math is "
                                "legacy wmma.mma ({0})",
                                count(wmmas.size(), "instruction")),
-                 "on sm_90a a warpgroup issues wgmma.mma_async (m64nNk16) "
-                 "on shared-memory tiles, asynchronously");
+                 kWgmmaAlternative);
   if (scope.uses(
           {Family::Wgmma, Family::MmaSync, Family::Wmma, Family::Tcgen05}))
     return;
@@ -88,8 +92,7 @@ void checkWgmma(KernelScope &scope) {
       FallbackKind::FfmaLoopInsteadOfWgmma, firstFma,
       "wgmma was requested but the matrix math is a loop of scalar f32 FMAs "
       "and the kernel has no tensor-core instruction",
-      "on sm_90a a warpgroup issues wgmma.mma_async (m64nNk16) on "
-      "shared-memory tiles, asynchronously");
+      kWgmmaAlternative);
   found.related = blockAnchor(best->header);
   found.relatedMessage = "the loop starts here";
 }
