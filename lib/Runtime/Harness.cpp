@@ -165,10 +165,12 @@ private:
   /// Launches the plan with `fns`; a non-zero `counters` is passed as one
   /// more (last) argument to every kernel (the instrumented variant).
   MaybeFail launchWith(ArrayRef<CUfunction> fns, CUdeviceptr counters);
-  /// Compares `outputs` (the submission's tensors, or the baseline's
-  /// values) with the reference; fills `checks` and, for the submission,
-  /// the result's worst check.
+  /// Checks the submission's outputs against the reference: every output's
+  /// comparison and the worst one go into `result`; INCORRECT when one fails.
   MaybeFail checkOutputs(WorkloadResult &result, StringRef when);
+  /// Compares `outputs` with the reference's values into `checks`; an
+  /// output without values of its own is read from the task tensor (the
+  /// submission's), otherwise from its values (the baseline's).
   MaybeFail compareWithReference(ArrayRef<CheckedOutput> outputs,
                                  std::vector<NamedCheck> &checks);
   MaybeFail snapshotInputs(std::vector<std::vector<char>> &snap);
