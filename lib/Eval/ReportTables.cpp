@@ -266,8 +266,14 @@ void ptxbench::eval::printMarkdown(const std::vector<Table> &tables,
     }
     auto line = [&](const std::vector<std::string> &cells) {
       os << "|";
-      for (const std::string &c : cells)
-        os << " " << c << " |";
+      for (const std::string &c : cells) {
+        // A '|' inside a cell (a requirement's alternatives, "bulk_copy|tma")
+        // would end the cell.
+        os << " ";
+        for (char ch : c)
+          os << (ch == '|' ? "\\|" : llvm::StringRef(&ch, 1));
+        os << " |";
+      }
       os << "\n";
     };
     line(t.header);
