@@ -63,8 +63,10 @@ void printFull(const runtime::Task &task, raw_ostream &os) {
        << " [";
     for (size_t i = 0; i < tensor.shape.size(); ++i)
       os << (i ? ", " : "") << tensor.shape[i].text();
-    os << "] " << (tensor.role == runtime::Role::Input ? "input" : "output")
-       << "\n";
+    os << "] " << (tensor.role == runtime::Role::Input ? "input" : "output");
+    if (tensor.dist.kind == runtime::Distribution::Kind::Derived)
+      os << " (computed by the reference from the other inputs)";
+    os << "\n";
   }
   os << "requested: " << featureText(task.features) << "\n";
   if (!task.encouraged.empty())
