@@ -8,6 +8,8 @@
 
 #include "ptxbench/Prompt/Patterns.h"
 
+#include "ptxbench/ISA/ISA.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -85,14 +87,12 @@ std::string prompt::renderPatterns(ArrayRef<std::string> requested) {
         "each requested family as used, missing, unreachable (only in code "
         "that cannot run) or serialized, and these patterns, each with its "
         "source line:\n\n";
-  // The families requested, alternatives ("bulk_copy|tma") split.
+  // The families requested, alternatives ("bulk_copy|tma") each.
   SmallVector<StringRef> families;
-  for (const std::string &r : requested) {
-    SmallVector<StringRef, 2> names;
-    StringRef(r).split(names, '|');
-    for (StringRef n : names)
-      families.push_back(n.trim());
-  }
+  for (const std::string &r : requested)
+    if (auto members = ptxbench::isa::familiesOfRequirement(r))
+      for (ptxbench::isa::Family family : *members)
+        families.push_back(ptxbench::isa::familyName(family));
   for (const Pattern &p : patterns) {
     if (!p.family.empty() && !is_contained(families, p.family))
       continue;

@@ -8,6 +8,7 @@
 
 #include "ptxbench/Prompt/TaskText.h"
 
+#include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Prompt/Feedback.h"
 #include "ptxbench/Runtime/LaunchPlan.h"
 
@@ -329,12 +330,10 @@ std::string prompt::renderFeaturesSection(const Task &task, StringRef arch) {
         "run (code that cannot run does not count): ";
   std::vector<std::string> quoted;
   for (const std::string &f : it->second) {
-    // Alternatives: "`bulk_copy` or `tma`".
-    SmallVector<StringRef, 2> names;
-    StringRef(f).split(names, '|');
+    // Alternatives: "`bulk_copy` or `tma`" (the task loader checked them).
     std::vector<std::string> each;
-    for (StringRef n : names)
-      each.push_back("`" + n.trim().str() + "`");
+    for (ptxbench::isa::Family family : *ptxbench::isa::familiesOfRequirement(f))
+      each.push_back("`" + ptxbench::isa::familyName(family).str() + "`");
     quoted.push_back(join(each, " or "));
   }
   os << join(quoted, ", ")
