@@ -55,18 +55,25 @@ MaybeFail Operator::addBaselineOutput(int tensor) {
                    elements(tensor) * dtypeSize(task.tensors[tensor].dtype));
 }
 
-CUdeviceptr Operator::referenceOf(int tensor) const {
-  for (const CheckedOutput &o : reference)
+/// The values `list` holds for `tensor`, 0 when it has none.
+static CUdeviceptr valuesOf(ArrayRef<CheckedOutput> list, int tensor) {
+  for (const CheckedOutput &o : list)
     if (o.tensor == tensor)
       return o.values.ptr;
   return 0;
 }
 
+CUdeviceptr Operator::referenceOf(int tensor) const {
+  return valuesOf(reference, tensor);
+}
+
 CUdeviceptr Operator::baselineOf(int tensor) const {
-  for (const CheckedOutput &o : baseline)
-    if (o.tensor == tensor)
-      return o.values.ptr;
-  return 0;
+  return valuesOf(baseline, tensor);
+}
+
+MaybeFail Operator::finishReference() {
+  return gpu.check(gpu.d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
+                   "running the reference");
 }
 
 Failure Operator::shapeError(const Twine &what) const {

@@ -83,6 +83,8 @@ protected:
   /// The device buffer of the reference (or baseline) output of `tensor`.
   CUdeviceptr referenceOf(int tensor) const;
   CUdeviceptr baselineOf(int tensor) const;
+  /// Waits for the reference kernels queued on the harness stream.
+  MaybeFail finishReference();
   /// A failure naming the task's reference: "<what> (<reference>)".
   Failure shapeError(const llvm::Twine &what) const;
 };

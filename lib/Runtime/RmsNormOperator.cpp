@@ -39,8 +39,7 @@ public:
     void *args[] = {&px, &pw, &py, &t, &h, &eps, &dtX, &dtW};
     unsigned grid[3] = {unsigned(T), 1, 1}, block[3] = {256, 1, 1};
     TRY(launchBuiltin(gpu, fn, grid, block, 0, args, "running the reference"));
-    return gpu.check(gpu.d.cuStreamSynchronize(gpu.stream),
-                     Status::HarnessError, "running the reference");
+    return finishReference();
   }
 
 private:
