@@ -6,7 +6,7 @@ so they are generated from one description here instead of kept by hand in
 seven near-identical files. Run it after editing; test/tasks checks that the
 committed files are current.
 
-Usage: make_attention_tasks.py [--check] [TASKS_DIR]
+Usage: utils/make-attention-tasks.py [--check] [TASKS_DIR]
 """
 import json
 import os
@@ -135,14 +135,14 @@ TASKS = [forward(128, False), forward(128, True), forward(64, False), forward(25
 def main():
     args = [a for a in sys.argv[1:] if a != "--check"]
     check = "--check" in sys.argv[1:]
-    root = args[0] if args else os.path.join(os.path.dirname(__file__), "..")
+    root = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "tasks")
     stale = 0
     for name, task in TASKS:
         path = os.path.join(root, name, "task.json")
         text = json.dumps(task, indent=2) + "\n"
         if check:
             if not os.path.exists(path) or open(path).read() != text:
-                print(f"stale: {path} (run tasks/_gen/make_attention_tasks.py)")
+                print(f"stale: {path} (run utils/make-attention-tasks.py)")
                 stale += 1
             continue
         os.makedirs(os.path.dirname(path), exist_ok=True)
