@@ -22,20 +22,7 @@ PTXBENCH=${1:-build/bin/ptxbench}
 TASKS=${2:-$(dirname "$0")}
 OUT=${OUT:-/tmp/ptxbench-solutions}
 mkdir -p "$OUT/runs"
-cudnn_libs=$(python3 - <<'PY' 2>/dev/null
-import importlib, os
-dirs = []
-for mod in ("nvidia.cudnn", "nvidia.cuda_runtime", "nvidia.cu13"):
-    try:
-        m = importlib.import_module(mod)
-    except ImportError:
-        continue
-    for p in m.__path__:
-        if os.path.isdir(os.path.join(p, "lib")):
-            dirs.append(os.path.join(p, "lib"))
-print(":".join(dirs))
-PY
-)
+cudnn_libs=$(python3 "$(dirname "$0")/../utils/cuda-lib-path.py" 2>/dev/null)
 [ -n "$cudnn_libs" ] && export LD_LIBRARY_PATH="$cudnn_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 {
   date -u
