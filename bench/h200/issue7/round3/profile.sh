@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# profile.sh - Nsight Compute counters for the issue-7 experts and their
+# libraries on the H200, through `ptxbench run` (one profiled launch of the
+# named kernel after a few skipped ones; clocks left alone as METHOD.md asks).
+#
+#   OUT=... bench/h200/issue7/round3/profile.sh PTXBENCH TASK:FILE:KERNEL_REGEX ...
+# KERNEL_REGEX "lib" profiles the task's library baseline instead: every
+# kernel whose name is not ours or the harness's built-ins. The reports and
+# their text are packed into $OUT/profiles.tgz.
+set -u
+cd "$(dirname "$0")/../../../.."
+PTXBENCH=$(realpath "$1"); shift
+OUT=${OUT:-/tmp/ptxbench-profiles}; mkdir -p "$OUT/profiles"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+libs=$(python3 utils/cuda-lib-path.py 2>/dev/null)
+[ -n "$libs" ] && export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+METRICS=sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active
+METRICS+=,sm__inst_executed_pipe_tensor_op_gmma.sum,lts__t_sectors_srcunit_tex_op_read.sum
+METRICS+=,lts__t_bytes.sum.per_second,dram__bytes_read.sum,dram__bytes_write.sum
+METRICS+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,sm__cycles_active.avg,gpc__cycles_elapsed.max
+METRICS+=,launch__cluster_dim_x,launch__grid_size,launch__registers_per_thread
+for spec in "$@"; do
+  IFS=: read -r task file regex <<< "$spec"
+  label="$task--$(basename "$file" .cu)--${regex//[^A-Za-z0-9_]/}"
+  extra=()
+  if [ "$regex" = lib ]; then
+    regex='regex:^(?!ptxbench|gemm_fp8_wgmma|gemm_wgmma|mha_)'
+  else
+    regex="regex:$regex"; extra=(--no-baseline)
+  fi
+  timeout 200 "$NCU" --target-processes all --clock-control none -k "$regex" --launch-skip 2 \
+    --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+    --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy --metrics "$METRICS" \
+    -o "$OUT/profiles/$label" \
+    "$PTXBENCH" run --task "tasks/$task" --solution "$file" --shapes dev --timeout 300 \
+      --no-feature-counts "${extra[@]}" > "$OUT/profiles/$label.log" 2>&1
+  echo "$label: exit $?"
+  [ -f "$OUT/profiles/$label.ncu-rep" ] &&
+    "$NCU" -i "$OUT/profiles/$label.ncu-rep" --page details > "$OUT/profiles/$label.txt" 2>&1 &&
+    grep -E "^  [A-Za-z_0-9]+.*\(|gmma|Duration|Throughput|Stall|Issued Warp|Registers|Cluster" \
+      "$OUT/profiles/$label.txt" | head -40
+done
+tar czf "$OUT/profiles.tgz" -C "$OUT" profiles && rm -rf "$OUT/profiles"
