@@ -46,11 +46,13 @@ for spec in "$@"; do
   else
     regex="regex:$regex"; extra=(--no-baseline)
   fi
-  [ "${SOURCE:-0}" = 1 ] && extra+=(--section SourceCounters --import-source no)
+  ncu_extra=()
+  [ "${SOURCE:-0}" = 1 ] && ncu_extra=(--section SourceCounters --import-source no)
   timeout 200 "$NCU" --target-processes all --clock-control none -k "$regex" --launch-skip 2 \
     --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
     --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy --metrics "$METRICS" \
-    -o "$OUT/profiles/$label" \
+    "${ncu_extra[@]}" \
+    -f -o "$OUT/profiles/$label" \
     "$PTXBENCH" run --task "tasks/$task" --solution "$file" --shapes dev --timeout 300 \
       --no-feature-counts "${extra[@]}" > "$OUT/profiles/$label.log" 2>&1
   echo "$label: exit $?"
