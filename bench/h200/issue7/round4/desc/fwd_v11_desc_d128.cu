@@ -1,0 +1,814 @@
+// Attention forward with the log-sum-exp: issue 7 round 4, the expert
+// (tasks/mha_fwd/solutions/wgmma_tma_fast.cu = v5 below) with one change: wgmma descriptors are
+// built from low words computed once per tile and advanced by adding offsets (desc_lo below), and
+// the warpgroup index is broadcast from lane 0 so that ptxas can prove it warp-uniform. Why: on the
+// H200 the expert issued at cuDNN's rate (0.44 instructions per scheduler per cycle) but ran 15%
+// longer, i.e. executed ~20% more instructions, and its cubin builds every descriptor with a
+// mask/shift/or chain plus R2UR moves around each HGMMA (325 R2UR in the cubin); the same change
+// removed most of that from the GEMM kernels' loops. Everything else is v5's.
+// v11 = v10 with D = 256 on v5's descriptors: on the H200 v10 gained 3-10% for D <= 128 but lost
+// 1-11% at D = 256 (0.71 / 0.62 / 0.69 / 0.65 / 0.63 vs v5's 0.72 / 0.69 / 0.78 / 0.74 / 0.67).
+//
+// Attention forward with the log-sum-exp, issue-7 tuning variant v5: v4 (bench/h200/issue7/
+// mha_fwd/v4_dynamic_pingpong.cu: v3's persistent ping-pong kernel with a dynamic tile scheduler)
+// with an L2-aware causal item order. O = softmax(Q K^T / sqrt(D)) V and
+// LSE = log(sum_j exp(Q K^T / sqrt(D))), bf16 Q, K, V, O [B, H, S, D], fp32 LSE [B, H, S], D in
+// {64, 128, 256} and CAUSAL (top-left aligned) read at run time.
+//
+// v4 on top of v3: work items are taken, not dealt. v3 gave CTA k the items k, k + gridDim.x, ...;
+// under the causal mask an item's work is 1 to S/128 K/V tiles, so some CTAs drew far more work
+// than others and the tail of the grid ran on a few SMs. Here each CTA's first item is blockIdx.x
+// and every later one is gridDim.x + atomicAdd(tiles, 1) on a zeroed 4-byte workspace counter,
+// so a CTA that finishes early simply takes more items. Item order: causal, longest first over
+// the whole problem (item i is query tile n_qt - 1 - i / (B*H) of head i % (B*H)), so the short
+// items come last and fill the gaps; non-causal, head-major as in v3 (CTAs in flight share K/V in
+// L2). The producer thread claims the next item as soon as it starts the current one (the atomic's
+// latency hides behind the current item's loads) and hands it to the consumers through a shared
+// slot under the Q barrier (see produce()). All else is v3's, unchanged.
+//
+// v5 on top of v4: causal items in L2 sections. v4's causal order (every head's longest tile,
+// then every head's second longest, ...) keeps ~132 different heads in flight, and the next tile
+// of a head comes B*H items later, after far more K/V than the 50 MB L2 holds: nearly all K/V
+// would stream from HBM (schedule_model.py: 72-100%; at 128 FLOP per byte for BM = 128, about
+// the H200's compute/bandwidth balance, the kernel would turn memory bound). Here the heads are cut
+// into sections of G consecutive heads whose K and V fit in 32 MiB (G = 32 MiB / (S * D * 4 bytes),
+// at least 1, at most B*H); sections run one after the other, and inside a section the order is
+// v4's (longest tile of each of its G heads first). So the CTAs in flight share the K/V of G heads
+// in L2, each section's short items fill the gaps left by its long ones, and the grid's tail is
+// still made of one-tile items. Non-causal order is v4's (head-major), unchanged.
+//
+// What changed against the expert, and why. The expert launches one CTA per (128 query rows, h, b)
+// at one CTA per SM; with S = 512 or 1024 a CTA has only 4 or 8 KV tiles, so its serial parts (Q
+// and first K load latency, the first Q K^T and softmax, the last P V, the O stores, CTA start and
+// teardown) are a large share of its time and nothing overlaps them. Here min(132, items) CTAs
+// (one per H200 SM) each loop over work items (query tile, h, b) (v4: taken from a global counter,
+// see above). The producer keeps running ahead across items: Q of the next item is loaded
+// as soon as both consumer warpgroups have issued and completed their last Q K^T of the current
+// one (barrier qempty, 256 arrivals), and the K/V ring runs on without a break, so the next item's
+// Q and first K/V tiles land while the consumers finish P V and store O. Every stage use is now
+// released (the expert skipped the last one); under the causal mask with BN = 64 the warpgroup
+// that skips the final tile still waits for it to land and then arrives on its empty barrier.
+// Math, tiles, shared-memory layouts, descriptors and fragments are the expert's, unchanged:
+// see the expert's header for them and tasks/mha_fwd/emulate_wgmma_tma.py for their model.
+//
+// Data flow. 384 threads = 3 warpgroups. Warpgroup 0 is the producer (setmaxnreg.dec 40, one
+// elected thread issues TMA: 4-D maps, 128B swizzle, Q once per item on qbar, K and V tiles of BN
+// keys into an NST-stage ring on transaction-count mbarriers fullK/fullV, empty[s] collects 256
+// consumer arrivals). Warpgroups 1 and 2 (setmaxnreg.inc 232) take 64 query rows each: S = Q K^T
+// (wgmma, both operands from shared memory), online softmax in registers (log2 domain), O += P V
+// (wgmma, P from registers, V MN-major), the next tile's Q K^T overlapping this tile's P V.
+// Ring positions count K/V tiles across items: stage = k % NST, parity = (k / NST) & 1.
+//
+// v2 on top of v1: 3 K/V stages for D <= 128 (2 for D = 256, which has no room), so the producer
+// runs up to two tiles ahead: more slack for TMA latency and, with the persistent loop, the next
+// item's first two K/V tiles can land while the consumers finish the current one.
+//
+// v3 on top of v2: ping-pong. Named barriers 1 and 2 (256 threads each) pass a turn between the
+// consumer warpgroups: warpgroup c waits on barrier 1 + c before issuing its wgmmas of one step
+// (the first Q K^T; Q K^T(j+1) with P(j) V(j); the last P V) and then arrives on the other's, so
+// the tensor cores alternate between them and one warpgroup's softmax overlaps the other's
+// products. Both take n_tiles + 1 turns per item (a warpgroup that skips a causal tile takes empty
+// turns for it); warpgroup 1 hands over the first turn, warpgroup 0 absorbs the last one at exit.
+// D <= 128 only: for D = 256 the turn logic made ptxas spill, so D = 256 runs exactly as v2.
+//
+// Tile sizes. BM = 128, BN = 128 keys for D <= 128 and 64 for D = 256. Shared memory: Q 128*D*2 +
+// NST x (K + V) BN*D*2 bytes + 1 KiB alignment slack, NST = 3 - D/256: 113 KiB (D = 64), 225 KiB
+// (D = 128, of the 227 KiB an H200 CTA may have), 193 KiB (D = 256).
+//
+// @ptxbench kernel mha_fwd_wgmma_tma grid=(min(132, ceildiv(S, 128)*H*B)) block=384 smem=256*D+(12-4*(D/256))*min(128*D, 16384)+1024
+// @ptxbench   args tmQ, tmK, tmV, O, LSE, B, H, S, D, CAUSAL, tiles
+// @ptxbench tensormap tmQ tensor=Q box=(1, 1, 128, 64) swizzle=128B
+// @ptxbench tensormap tmK tensor=K box=(1, 1, min(128, 16384/D), 64) swizzle=128B
+// @ptxbench tensormap tmV tensor=V box=(1, 1, min(128, 16384/D), 64) swizzle=128B
+// @ptxbench workspace tiles bytes=4 zero
+#include <cuda_bf16.h>
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+
+// The driver's CUtensorMap (cuda.h), declared here so the file needs no host headers.
+struct alignas(64) TensorMap { unsigned long long opaque[16]; };
+
+#define BM 128                 // query rows per CTA: two consumer warpgroups x 64 rows
+#define CONSUMER_THREADS 256   // arrivals that free a stage
+
+// ---------------------------------------------------------------------------------------------
+// Shared-memory matrix descriptors (128B swizzle; tile bases are 1024-byte aligned so the
+// descriptor's base-offset field stays 0).
+
+// K-major operand with 128-byte rows: LBO unused (1), SBO = 8 rows * 128 B.
+__device__ __forceinline__ uint64_t desc_kmajor_sw128(uint32_t smem_addr) {
+  uint64_t d = (uint64_t)((smem_addr & 0x3FFFF) >> 4);
+  d |= (uint64_t)1 << 16;
+  d |= (uint64_t)(1024 >> 4) << 32;
+  d |= (uint64_t)1 << 62;
+  return d;
+}
+
+// The low word of a descriptor holds the address (bits 0-13, addr >> 4) and the leading offset
+// (bits 16-29); the high word (stride 1024 B, 128B swizzle) is the same for every operand here.
+// Smem addresses stay below 2^18, so adding (offset >> 4) to a low word never carries into the
+// leading offset: callers build a tile's low word once and add the k-step offsets.
+#define DESC_HI 0x40000040u
+__device__ __forceinline__ uint32_t desc_lo(uint32_t smem_addr, uint32_t lbo_bytes) {
+  return (smem_addr >> 4) | (((lbo_bytes >> 4) & 0x3FFF) << 16);
+}
+__device__ __forceinline__ uint64_t desc_of(uint32_t lo) { return ((uint64_t)DESC_HI << 32) | lo; }
+
+// MN-major operand: LBO = bytes between 64-element atoms along N, SBO = 8 K-rows * 128 B.
+__device__ __forceinline__ uint64_t desc_mnmajor_sw128(uint32_t smem_addr, uint32_t lbo_bytes) {
+  uint64_t d = (uint64_t)((smem_addr & 0x3FFFF) >> 4);
+  d |= (uint64_t)((lbo_bytes >> 4) & 0x3FFF) << 16;
+  d |= (uint64_t)(1024 >> 4) << 32;
+  d |= (uint64_t)1 << 62;
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// wgmma wrappers (all 128 threads of a warpgroup execute them).
+
+// D[64x64] += A[64x16] * B[16x64]; A and B K-major in shared memory (descriptors).
+__device__ __forceinline__ void wgmma_ss_m64n64(float (&d)[32], uint64_t da, uint64_t db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(da), "l"(db), "n"(1));
+}
+
+// D[64x128] += A[64x16] * B[16x128]; A and B K-major in shared memory (descriptors).
+__device__ __forceinline__ void wgmma_ss_m64n128(float (&d)[64], uint64_t da, uint64_t db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, "
+      "1, 0, 0;\n}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(da), "l"(db), "n"(1));
+}
+
+// D[64x64] += A[64x16] * B[16x64]; A from registers (4 x bf16x2 per thread), B MN-major
+// in shared memory (imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n64_tb(float (&d)[32], const uint32_t (&a)[4],
+                                                   uint64_t db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "n"(1));
+}
+
+// D[64x128] += A[64x16] * B[16x128]; A from registers (4 x bf16x2 per thread), B MN-major
+// in shared memory (imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n128_tb(float (&d)[64], const uint32_t (&a)[4],
+                                                   uint64_t db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, "
+      "%67}, %68, p, 1, 1, 1;\n}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "n"(1));
+}
+
+// D[64x256] += A[64x16] * B[16x256]; A from registers (4 x bf16x2 per thread), B MN-major
+// in shared memory (imm-trans-b = 1).
+__device__ __forceinline__ void wgmma_rs_m64n256_tb(float (&d)[128], const uint32_t (&a)[4],
+                                                   uint64_t db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, "
+      "%67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "
+      "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, "
+      "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, "
+      "%120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1, "
+      "1;\n}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "n"(1));
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// Waits until at most N committed groups of this warpgroup are pending.
+template <int N> __device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// Pins registers to this point of the asm-volatile order. wgmma reads and writes its registers
+// asynchronously, but the compiler sees only the asm statement that issued it. After a wait_group,
+// reg_fence on the accumulator keeps its reads from moving above the wait; on the A registers it
+// keeps them live until the wait, so no new value (the next tile's P) is put in them while the
+// wgmma still reads them (ptxas would then serialize: C7513).
+template <int N> __device__ __forceinline__ void reg_fence(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void reg_fence(uint32_t (&r)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      asm volatile("" : "+r"(r[i][k])::"memory");
+}
+
+// ---------------------------------------------------------------------------------------------
+// mbarriers and TMA.
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// One box (ROWS rows x 64 columns, as the plan's tensormap declares) of a [B, H, S, D] tensor;
+// coordinates innermost first.
+__device__ __forceinline__ void tma_load_box(uint32_t dst, const TensorMap *map, int d0, int s0,
+                                             int h, int b, uint32_t bar) {
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(dst),
+               "l"(map), "r"(d0), "r"(s0), "r"(h), "r"(b), "r"(bar)
+               : "memory");
+}
+
+// A [ROWS x D] tile as D/64 column blocks of ROWS x 128 B, one box each. A box's first row is
+// always < S, so a box is at most partly out of bounds (the rest zero-filled; the transaction
+// count is the full box either way).
+template <int D, int ROWS>
+__device__ __forceinline__ void tma_load_tile(uint32_t dst, const TensorMap *map, int s0, int h,
+                                              int b, uint32_t bar) {
+  // Not unrolled: the producer runs in 40 registers (setmaxnreg), and with D = 256 the unrolled
+  // four boxes of K and of V made ptxas spill there once the dynamic scheduler's state was added.
+#pragma unroll 1
+  for (int cb = 0; cb < D / 64; ++cb)
+    tma_load_box(dst + cb * (ROWS * 128), map, cb * 64, s0, h, b, bar);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small math helpers.
+
+#define NEG_INF __int_as_float(0xff800000) // -inf (NVRTC has no <math.h> INFINITY)
+
+__device__ __forceinline__ float fast_exp2(float x) { // 2^x; 2^-inf = +0
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) { // lo -> bits 0-15
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<uint32_t *>(&v);
+}
+
+// Tile configuration per head dimension.
+// Tile configuration per head dimension.
+#define MAX_NST 3 // most K/V stages any D uses (sizes the barrier array)
+template <int D> struct Tiles {
+  static constexpr int BN = D <= 128 ? 128 : 64;          // keys per KV tile
+  static constexpr int NST = D <= 128 ? 3 : 2; // K/V ring stages (the plan's smem size follows)
+  static constexpr uint32_t Q_BYTES = BM * D * 2;         // the Q tile
+  static constexpr uint32_t KV_BYTES = BN * D * 2;        // one K (or V) tile
+  static constexpr uint32_t STAGE_BYTES = 2 * KV_BYTES;   // K then V
+};
+
+// S = Q K^T for this warpgroup's 64 rows: s[BN/2] per thread (wgmma accumulator layout).
+template <int D>
+__device__ __forceinline__ void qk_wgmma(float (&s)[Tiles<D>::BN / 2], uint32_t sQ, uint32_t sK) {
+  constexpr int BN = Tiles<D>::BN;
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    // k16 step kk: column block kk/4, 32 bytes per step inside the 128-byte row.
+    // K-major: LBO unused (1).
+    const uint32_t qoff = (kk / 4) * (BM * 128) + (kk % 4) * 32, koff = (kk / 4) * (BN * 128) + (kk % 4) * 32;
+    const uint64_t da = D == 256 ? desc_kmajor_sw128(sQ + qoff) : desc_of(desc_lo(sQ, 16) + qoff / 16);
+    const uint64_t db = D == 256 ? desc_kmajor_sw128(sK + koff) : desc_of(desc_lo(sK, 16) + koff / 16);
+    if constexpr (BN == 128)
+      wgmma_ss_m64n128(s, da, db);
+    else
+      wgmma_ss_m64n64(s, da, db);
+  }
+}
+
+// O += P V: o[D/2] per thread, P as bf16 A fragments p[BN/16][4], V MN-major.
+template <int D>
+__device__ __forceinline__ void pv_wgmma(float (&o)[D / 2], const uint32_t (&p)[Tiles<D>::BN / 16][4],
+                                         uint32_t sV) {
+  constexpr int BN = Tiles<D>::BN;
+#pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk) {
+    const uint64_t db = D == 256 ? desc_mnmajor_sw128(sV + kk * 16 * 128, BN * 128)
+                                 : desc_of(desc_lo(sV, BN * 128) + kk * 16 * 128 / 16);
+    if constexpr (D == 64)
+      wgmma_rs_m64n64_tb(o, p[kk], db);
+    else if constexpr (D == 128)
+      wgmma_rs_m64n128_tb(o, p[kk], db);
+    else
+      wgmma_rs_m64n256_tb(o, p[kk], db);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic schedule. A work item is (query tile, h, b), numbered
+//  - causal: in sections of G consecutive heads bh = b * H + h (G heads' K and V fit in 32 MiB of
+//    L2): section sec holds heads [sec * G, sec * G + hs), hs = min(G, B*H - sec * G), and its
+//    item sec * G * n_qt + rank * hs + (bh - sec * G) is query tile n_qt - 1 - rank of head bh:
+//    inside a section, every head's longest tile first, the one-tile items last;
+//  - otherwise head-major, i = (b * H + h) * n_qt + q_tile, so the ~132 CTAs in flight at any
+//    time work on a few heads and share their K/V in L2.
+// A CTA's first item is blockIdx.x, each later one gridDim.x + atomicAdd(tiles, 1) (see produce()).
+struct Item {
+  int q0, h, b, n_tiles;
+};
+
+#define L2_SECTION_BYTES (32u << 20) // K + V bytes of one causal section's heads
+
+template <int D>
+__device__ __forceinline__ Item item_of(int i, int B, int H, int S, bool causal) {
+  constexpr int BN = Tiles<D>::BN;
+  const int n_qt = (S + BM - 1) / BM;
+  int bh, q_tile;
+  if (causal) {
+    const int n_bh = B * H;
+    // g = 32 MiB / (S * 4D bytes of K and V per head), divided in two steps so nothing overflows.
+    const int g = min(n_bh, max(1, (int)(L2_SECTION_BYTES / (4 * D) / (uint32_t)S)));
+    const int sec = i / (g * n_qt), r = i - sec * (g * n_qt); // all earlier sections are full
+    const int hs = min(g, n_bh - sec * g);                      // heads in this section
+    bh = sec * g + r % hs;
+    q_tile = n_qt - 1 - r / hs;
+  } else {
+    bh = i / n_qt;
+    q_tile = i % n_qt;
+  }
+  Item it;
+  it.q0 = q_tile * BM;
+  it.h = bh % H;
+  it.b = bh / H;
+  const int kv_end = causal ? min(S, it.q0 + BM) : S; // keys this item needs: [0, kv_end)
+  it.n_tiles = (kv_end + BN - 1) / BN;
+  return it;
+}
+
+// Ring position of the k-th K/V tile this CTA handles (counted across items).
+template <int D> __device__ __forceinline__ uint32_t ring_stage(uint32_t k) {
+  return k % Tiles<D>::NST;
+}
+template <int D> __device__ __forceinline__ uint32_t ring_parity(uint32_t k) {
+  return (k / Tiles<D>::NST) & 1u;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Producer: one elected thread of warpgroup 0, for all of this CTA's items.
+//
+// Q has one buffer: Q of the next item is loaded once both consumer warpgroups have arrived on
+// qempty, which they do right after their last Q K^T of the current item completes, so the load
+// overlaps the last P V, the O stores and the ring's next K/V tiles. The K/V ring runs on without
+// a break between items.
+//
+// Hand-off of the item number (v4). The slot in shared memory holds the number of the item whose
+// Q the current phase of qbar delivers. The producer writes it after qempty completed (both
+// consumer warpgroups have read the previous number: each thread reads it before it arrives on
+// qempty) and before its arrive on qbar (release; the consumers' wait on qbar acquires), so a
+// consumer that sees phase n of qbar complete reads item n. No more work: the producer writes a
+// number >= n_items and arrives on qbar without a transaction (the phase completes at once); both
+// consumer warpgroups see that same number in the same phase and leave, with every qempty and
+// empty[] phase they started complete (see consume()).
+template <int D>
+__device__ __forceinline__ void produce(const TensorMap *tmQ, const TensorMap *tmK,
+                                        const TensorMap *tmV, uint32_t base, uint32_t qbar,
+                                        uint32_t qempty, uint32_t fullk, uint32_t fullv,
+                                        uint32_t empty, volatile int *slot, unsigned *tiles, int B,
+                                        int H, int S, bool causal, int n_items) {
+  using T = Tiles<D>;
+  uint32_t k = 0; // K/V tiles issued so far
+  uint32_t n = 0; // items started so far
+  int i = blockIdx.x; // gridDim.x <= n_items, so every CTA has a first item
+  for (;; ++n) {
+    // Parity (n & 1) ^ 1 passes at once for the first item.
+    mbar_wait(qempty, (n & 1u) ^ 1u);
+    *slot = i;
+    if (i >= n_items) {
+      mbar_arrive(qbar); // "no more work": phase n completes without a load
+      break;
+    }
+    // Claim the next item now; its number is needed only after this item's loads are issued.
+    const int next = (int)gridDim.x + (int)atomicAdd(tiles, 1u);
+    const Item it = item_of<D>(i, B, H, S, causal);
+    mbar_expect_tx(qbar, T::Q_BYTES);
+    tma_load_tile<D, BM>(base, tmQ, it.q0, it.h, it.b, qbar);
+    for (int j = 0; j < it.n_tiles; ++j, ++k) {
+      const uint32_t st = ring_stage<D>(k);
+      mbar_wait(empty + 8 * st, ring_parity<D>(k) ^ 1u);
+      const uint32_t sK = base + T::Q_BYTES + st * T::STAGE_BYTES, sV = sK + T::KV_BYTES;
+      mbar_expect_tx(fullk + 8 * st, T::KV_BYTES);
+      tma_load_tile<D, T::BN>(sK, tmK, j * T::BN, it.h, it.b, fullk + 8 * st);
+      mbar_expect_tx(fullv + 8 * st, T::KV_BYTES);
+      tma_load_tile<D, T::BN>(sV, tmV, j * T::BN, it.h, it.b, fullv + 8 * st);
+    }
+    i = next;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Online softmax of one S tile, in place on the accumulator fragment (see the layout notes above).
+// In: s = raw scores Q K^T of keys [k0, k0 + BN). Out: m and lsum updated, corr = 2^(m_old - m_new)
+// per row (the factor O must be scaled by before P V of this tile), p = P as bf16 A fragments.
+template <int BN>
+__device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], float (&lsum)[2],
+                                             float (&corr)[2], uint32_t (&p)[BN / 16][4], int k0,
+                                             int S, int q_lo, int row0, int quad_lane, bool causal,
+                                             float scale_log2) {
+  constexpr int NS = BN / 2;
+  // Scale into the log2 domain and mask: keys past S (zero-filled by TMA, so they would score 0)
+  // and, when causal, keys after the row. Only tiles that reach past S or the diagonal need it.
+  const bool need_mask = (k0 + BN > S) || (causal && k0 + BN - 1 > q_lo);
+  float mx[2] = {NEG_INF, NEG_INF};
+  if (need_mask) {
+    // Row r of this thread (row0 + 8r) may see keys [0, lim[r]).
+    const int lim[2] = {causal ? min(S, row0 + 1) : S, causal ? min(S, row0 + 9) : S};
+#pragma unroll
+    for (int i = 0; i < NS; ++i) {
+      const int key = k0 + 8 * (i >> 2) + 2 * quad_lane + (i & 1);
+      s[i] = key < lim[(i >> 1) & 1] ? s[i] * scale_log2 : NEG_INF;
+      mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < NS; ++i) {
+      s[i] *= scale_log2;
+      mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
+    }
+  }
+  float m_use[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    // A row lives in the 4 lanes of a quad.
+    mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
+    mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
+    const float m_new = fmaxf(m[r], mx[r]);
+    // A row with no unmasked key so far keeps m = -inf; subtract 0 then (p = 0, no NaN).
+    m_use[r] = m_new == NEG_INF ? 0.f : m_new;
+    corr[r] = fast_exp2(m[r] - m_use[r]); // 0 on the first tile (m = -inf)
+    m[r] = m_new;
+  }
+  float psum[2] = {0.f, 0.f};
+#pragma unroll
+  for (int i = 0; i < NS; ++i) {
+    s[i] = fast_exp2(s[i] - m_use[(i >> 1) & 1]);
+    psum[(i >> 1) & 1] += s[i];
+  }
+  // lsum stays this thread's partial row sum (its 2 columns of every 8); the quad adds them up
+  // once, in the epilogue.
+#pragma unroll
+  for (int r = 0; r < 2; ++r)
+    lsum[r] = lsum[r] * corr[r] + psum[r];
+  // P as bf16 A fragments: the accumulator layout of keys 16kk..16kk+15 is the A layout.
+#pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      p[kk][r] = pack_bf16x2(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+}
+
+// FA3 ping-pong between the two consumer warpgroups: named barrier 1 + c is "warpgroup c may issue
+// its wgmmas". A warpgroup syncs on its own barrier before issuing (the wgmmas of one issue point)
+// and then arrives on the other's, so the two alternate on the tensor cores and one's softmax runs
+// while the other's products do. Both count 256 threads: 128 arrive (bar.arrive) + 128 wait.
+// Only for D <= 128: with D = 256 (O is 128 registers per thread) the turn logic made ptxas spill,
+// so D = 256 runs as v2.
+template <int D> __device__ __forceinline__ void turn_wait(int c) {
+  if constexpr (D <= 128)
+    asm volatile("bar.sync %0, 256;" ::"r"(1 + c) : "memory");
+}
+template <int D> __device__ __forceinline__ void turn_pass(int c) {
+  if constexpr (D <= 128)
+    asm volatile("bar.arrive %0, 256;" ::"r"(2 - c) : "memory");
+}
+
+// Consumer: one warpgroup, 64 query rows [q0 + 64c, q0 + 64c + 64) of one item whose Q has
+// landed (consume() waited on qbar). k0 is the ring position of the item's first K/V tile.
+//
+// Software pipeline (FA3's intra-warpgroup overlap): iteration j issues S(j+1) = Q K(j+1)^T and
+// then O += P(j) V(j) as two commit groups, waits for the first (wait_group 1) and runs the softmax
+// of tile j+1 while P(j) V(j) is still on the tensor cores, then waits for the second, frees stage
+// j and rescales O for tile j+1. No wgmma is in flight across the loop's back edge.
+template <int D>
+__device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint32_t qempty,
+                                             uint32_t fullk, uint32_t fullv, uint32_t empty,
+                                             __nv_bfloat16 *O, float *LSE, const Item &it, int H,
+                                             int S, int c, bool causal, uint32_t k0) {
+  using T = Tiles<D>;
+  constexpr int BN = T::BN;
+  constexpr int NS = BN / 2, NO = D / 2, KSTEPS = BN / 16;
+  const float scale_log2 = 1.4426950408889634f / sqrtf((float)D); // log2(e) / sqrt(D)
+  const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
+  const int n_tiles = it.n_tiles;
+  const int q_lo = it.q0 + 64 * c;        // this warpgroup's first row
+  const int row0 = q_lo + 16 * w + l / 4; // this thread's rows: row0 and row0 + 8
+  // Causal: tiles past this warpgroup's last row are all masked; skip their math (only the final
+  // tile can be skipped, and only when BN = 64).
+  const int my_tiles = causal ? min(n_tiles, (min(S, q_lo + 64) + BN - 1) / BN) : n_tiles;
+  const uint32_t sQ = base + c * (64 * 128);
+  auto stage_k = [&](int j) { return base + T::Q_BYTES + ring_stage<D>(k0 + j) * T::STAGE_BYTES; };
+  auto stage = [&](int j) { return ring_stage<D>(k0 + j); };
+  auto parity = [&](int j) { return ring_parity<D>(k0 + j); };
+
+  float o[NO];
+#pragma unroll
+  for (int i = 0; i < NO; ++i)
+    o[i] = 0.f;
+  float m[2] = {NEG_INF, NEG_INF}; // running row max of x = s * scale * log2(e)
+  float lsum[2] = {0.f, 0.f};      // this thread's part of the running row sum
+  float corr[2];
+  uint32_t p[KSTEPS][4];           // P of the tile whose P V comes next
+
+  {
+    // Prologue: S(0) and its softmax.
+    float s[NS];
+#pragma unroll
+    for (int i = 0; i < NS; ++i)
+      s[i] = 0.f;
+    mbar_wait(fullk + 8 * stage(0), parity(0));
+    reg_fence(s); // keep the zeroing above the wgmma.fence
+    turn_wait<D>(c);
+    wgmma_fence();
+    qk_wgmma<D>(s, sQ, stage_k(0));
+    wgmma_commit();
+    turn_pass<D>(c);
+    wgmma_wait<0>();
+    reg_fence(s);
+    if (my_tiles == 1)
+      mbar_arrive(qempty); // this warpgroup's last read of Q is done
+    softmax_tile<BN>(s, m, lsum, corr, p, 0, S, q_lo, row0, l % 4, causal, scale_log2);
+  }
+  for (int j = 0; j + 1 < my_tiles; ++j) {
+    // S accumulates from zero. (With scale-d false on the first k-step and no definition of s
+    // here instead, ptxas 13.0 serialized the wgmmas of this kernel: C7514.)
+    float s[NS];
+#pragma unroll
+    for (int i = 0; i < NS; ++i)
+      s[i] = 0.f;
+    // Both waits come before the wgmma.fence: a spin loop between the fence and a wgmma makes
+    // ptxas inject another warpgroup.arrive (C7519). V(j) landed with K(j), long ago.
+    mbar_wait(fullk + 8 * stage(j + 1), parity(j + 1));
+    mbar_wait(fullv + 8 * stage(j), parity(j));
+    // s, o and p were written by ordinary instructions: pin those writes above the wgmma.fence.
+    reg_fence(s);
+    reg_fence(o);
+    reg_fence(p);
+    turn_wait<D>(c);
+    wgmma_fence();
+    qk_wgmma<D>(s, sQ, stage_k(j + 1));
+    wgmma_commit();
+    pv_wgmma<D>(o, p, stage_k(j) + T::KV_BYTES);
+    wgmma_commit();
+    turn_pass<D>(c);
+    // Groups complete in order: after wait_group 1, S(j+1) is done; P(j) V(j) may still run.
+    wgmma_wait<1>();
+    reg_fence(s);
+    if (j + 2 == my_tiles)
+      mbar_arrive(qempty); // S(j+1) was the last Q K^T: the producer may load the next Q
+    uint32_t p_next[KSTEPS][4];
+    float corr_next[2];
+    softmax_tile<BN>(s, m, lsum, corr_next, p_next, (j + 1) * BN, S, q_lo, row0, l % 4, causal,
+                     scale_log2);
+    wgmma_wait<0>();
+    reg_fence(o);
+    reg_fence(p);
+    // K(j) and V(j) are no longer read by this warpgroup: free the stage for a later tile.
+    mbar_arrive(empty + 8 * stage(j));
+#pragma unroll
+    for (int i = 0; i < NO; ++i)
+      o[i] *= corr_next[(i >> 1) & 1];
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; ++kk)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        p[kk][r] = p_next[kk][r];
+  }
+  {
+    // Epilogue of the pipeline: P V of the last tile, then free its stage (the ring goes on with
+    // the next item).
+    const int j = my_tiles - 1;
+    mbar_wait(fullv + 8 * stage(j), parity(j));
+    reg_fence(o);
+    reg_fence(p);
+    turn_wait<D>(c);
+    wgmma_fence();
+    pv_wgmma<D>(o, p, stage_k(j) + T::KV_BYTES);
+    wgmma_commit();
+    turn_pass<D>(c);
+    wgmma_wait<0>();
+    reg_fence(o);
+    mbar_arrive(empty + 8 * stage(j));
+  }
+  // A tile this warpgroup skipped (causal, BN = 64) still needs its arrival on the stage's empty
+  // barrier. Waiting for the tile to land first makes sure the arrival counts towards this use of
+  // the stage and not the previous one (which the other warpgroup may not have released yet).
+  // It also takes its (empty) turns for that tile, so both warpgroups take n_tiles + 1 turns per item.
+  for (int j = my_tiles; j < n_tiles; ++j) {
+    turn_wait<D>(c);
+    turn_pass<D>(c);
+    mbar_wait(fullk + 8 * stage(j), parity(j));
+    mbar_wait(fullv + 8 * stage(j), parity(j));
+    mbar_arrive(empty + 8 * stage(j));
+  }
+
+  // Finish the row sums across the quad, normalize, store O and LSE.
+  const size_t bh = (size_t)it.b * H + it.h;
+  float inv[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    lsum[r] += __shfl_xor_sync(0xffffffffu, lsum[r], 1);
+    lsum[r] += __shfl_xor_sync(0xffffffffu, lsum[r], 2);
+    inv[r] = lsum[r] > 0.f ? 1.f / lsum[r] : 0.f;
+  }
+#pragma unroll
+  for (int i = 0; i < NO; i += 2) {
+    const int r = (i >> 1) & 1, row = row0 + 8 * r;
+    if (row < S) {
+      const int col = 8 * (i >> 2) + 2 * (l % 4);
+      *reinterpret_cast<__nv_bfloat162 *>(O + (bh * S + row) * D + col) =
+          __floats2bfloat162_rn(o[i] * inv[r], o[i + 1] * inv[r]);
+    }
+  }
+  if (l % 4 == 0) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = row0 + 8 * r;
+      // ln(sum_j e^(scale s_j)) = ln 2 * (m + log2(sum_j 2^(x_j - m))).
+      if (row < S)
+        LSE[bh * S + row] = (m[r] + log2f(lsum[r])) * 0.69314718055994531f;
+    }
+  }
+}
+
+// All of this CTA's items, in the producer's order: wait for phase n of qbar (Q of item n has
+// landed, or the producer said there is no more work), read the item number from the slot.
+// Termination: both warpgroups read the same slot in the same phase, so they leave after the same
+// item, having taken the same number of turns; the slot is not rewritten before both have arrived
+// on qempty, which they do only for real items, after reading it.
+template <int D>
+__device__ __forceinline__ void consume(uint32_t base, uint32_t qbar, uint32_t qempty,
+                                        uint32_t fullk, uint32_t fullv, uint32_t empty,
+                                        const volatile int *slot, __nv_bfloat16 *O, float *LSE,
+                                        int B, int H, int S, int c, bool causal, int n_items) {
+  uint32_t k = 0;
+  // Warpgroup 0 goes first: warpgroup 1 hands it the first turn.
+  if (c == 1)
+    turn_pass<D>(c);
+  for (uint32_t n = 0;; ++n) {
+    mbar_wait(qbar, n & 1u);
+    const int i = *slot;
+    if (i >= n_items)
+      break;
+    const Item it = item_of<D>(i, B, H, S, causal);
+    consume_item<D>(base, qbar, qempty, fullk, fullv, empty, O, LSE, it, H, S, c, causal, k);
+    k += it.n_tiles;
+  }
+  // Warpgroup 1 took the last turn and passed it on: consume that pass so no named barrier is
+  // left half-arrived at exit.
+  if (c == 0)
+    turn_wait<D>(c);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+extern "C" __global__ void __launch_bounds__(384, 1)
+mha_fwd_wgmma_tma(const __grid_constant__ TensorMap tmQ, const __grid_constant__ TensorMap tmK,
+                  const __grid_constant__ TensorMap tmV, __nv_bfloat16 *__restrict__ O,
+                  float *__restrict__ LSE, int B, int H, int S, int D, int CAUSAL,
+                  unsigned *__restrict__ tiles) {
+  extern __shared__ unsigned char smem_raw[];
+  // qbar, qempty, fullK[MAX_NST], fullV[MAX_NST], empty[MAX_NST]
+  __shared__ alignas(8) uint64_t bars[2 + 3 * MAX_NST];
+  __shared__ int item_slot; // the item whose Q the current phase of qbar delivers (see produce())
+  if (D != 64 && D != 128 && D != 256)
+    return; // the launch plan sized shared memory for these three only
+  // Swizzled tiles must start on a 1024-byte boundary.
+  const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem_raw) + 1023u) & ~1023u;
+  const uint32_t qbar = (uint32_t)__cvta_generic_to_shared(&bars[0]);
+  const uint32_t qempty = qbar + 8;
+  const uint32_t fullk = qbar + 16, fullv = fullk + 8 * MAX_NST, empty = fullv + 8 * MAX_NST;
+  // wg is broadcast from lane 0: the same value, but ptxas now knows it is warp-uniform.
+  const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0);
+  const bool causal = CAUSAL != 0;
+  const int n_items = ((S + BM - 1) / BM) * H * B;
+
+  if (tid == 0) {
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&tmQ) : "memory");
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&tmK) : "memory");
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&tmV) : "memory");
+    mbar_init(qbar, 1);
+    mbar_init(qempty, CONSUMER_THREADS);
+    for (int s = 0; s < MAX_NST; ++s) {
+      mbar_init(fullk + 8 * s, 1);
+      mbar_init(fullv + 8 * s, 1);
+      mbar_init(empty + 8 * s, CONSUMER_THREADS);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    // Producer warpgroup: hand registers to the consumers, one elected thread drives TMA.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
+    uint32_t leader;
+    asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(leader));
+    if (tid / 32 == 0 && leader) {
+      if (D == 64)
+        produce<64>(&tmQ, &tmK, &tmV, base, qbar, qempty, fullk, fullv, empty, &item_slot,
+                    tiles, B, H, S, causal, n_items);
+      else if (D == 128)
+        produce<128>(&tmQ, &tmK, &tmV, base, qbar, qempty, fullk, fullv, empty, &item_slot,
+                    tiles, B, H, S, causal, n_items);
+      else
+        produce<256>(&tmQ, &tmK, &tmV, base, qbar, qempty, fullk, fullv, empty, &item_slot,
+                    tiles, B, H, S, causal, n_items);
+    }
+    return;
+  }
+
+  // Consumer warpgroups: 128 * 40 + 2 * 128 * 232 = 64512 registers of 65536.
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
+  if (D == 64)
+    consume<64>(base, qbar, qempty, fullk, fullv, empty, &item_slot, O, LSE, B, H, S, wg - 1,
+                causal, n_items);
+  else if (D == 128)
+    consume<128>(base, qbar, qempty, fullk, fullv, empty, &item_slot, O, LSE, B, H, S, wg - 1,
+                causal, n_items);
+  else
+    consume<256>(base, qbar, qempty, fullk, fullv, empty, &item_slot, O, LSE, B, H, S, wg - 1,
+                causal, n_items);
+}
