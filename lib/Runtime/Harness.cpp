@@ -162,9 +162,15 @@ private:
   MaybeFail generateInputs(unsigned trial);
   MaybeFail poisonOutputs();
   MaybeFail launchSubmission() { return launchWith(functions, 0); }
-  /// Launches the plan with `fns`; a non-zero `counters` is passed as one
-  /// more (last) argument to every kernel (the instrumented variant).
-  MaybeFail launchWith(ArrayRef<CUfunction> fns, CUdeviceptr counters);
+  /// Zeroes the workspaces the plan asks to be zeroed, then launches the
+  /// plan with `fns`; a non-zero `counters` is passed as one more (last)
+  /// argument to every kernel (the instrumented variant).
+  MaybeFail launchWith(ArrayRef<CUfunction> fns, CUdeviceptr counters) {
+    TRY(zeroWorkspaces());
+    return launchKernels(fns, counters);
+  }
+  MaybeFail zeroWorkspaces();
+  MaybeFail launchKernels(ArrayRef<CUfunction> fns, CUdeviceptr counters);
   /// Checks the submission's outputs against the reference: every output's
   /// comparison and the worst one go into `result`; INCORRECT when one fails.
   MaybeFail checkOutputs(WorkloadResult &result, StringRef when);
@@ -176,7 +182,8 @@ private:
   MaybeFail snapshotInputs(std::vector<std::vector<char>> &snap);
   MaybeFail checkInputsUnchanged(const std::vector<std::vector<char>> &snap,
                                  std::string &changed);
-  MaybeFail time(std::function<MaybeFail()> launch, TimingStats &out);
+  MaybeFail time(std::function<MaybeFail()> launch, TimingStats &out,
+                 std::function<MaybeFail()> prepare = nullptr);
   void runBaseline(WorkloadResult &result);
 };
 
@@ -298,8 +305,7 @@ MaybeFail WorkloadRunner::poisonOutputs() {
   return std::nullopt;
 }
 
-MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
-                                     CUdeviceptr counters) {
+MaybeFail WorkloadRunner::zeroWorkspaces() {
   for (const ResolvedWorkspace &w : plan.workspaces)
     if (w.zero) {
       unsigned i = &w - plan.workspaces.data();
@@ -307,6 +313,11 @@ MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
           d.cuMemsetD8Async(bufs.workspaces[i].ptr, 0, w.bytes, gpu.stream),
           Status::HarnessError, "zeroing workspace '" + w.name + "'"));
     }
+  return std::nullopt;
+}
+
+MaybeFail WorkloadRunner::launchKernels(ArrayRef<CUfunction> fns,
+                                        CUdeviceptr counters) {
   for (unsigned k = 0; k < plan.kernels.size(); ++k) {
     const ResolvedKernel &rk = plan.kernels[k];
     // Storage for each argument, kept alive across the launch.
@@ -487,8 +498,9 @@ WorkloadRunner::checkInputsUnchanged(const std::vector<std::vector<char>> &snap,
 }
 
 MaybeFail WorkloadRunner::time(std::function<MaybeFail()> launch,
-                               TimingStats &out) {
-  return timeLaunches(gpu, task.timing, launch, out);
+                               TimingStats &out,
+                               std::function<MaybeFail()> prepare) {
+  return timeLaunches(gpu, task.timing, launch, out, prepare);
 }
 
 /// Times the library baseline on the same path, then checks its outputs
@@ -551,9 +563,12 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
                                                 .str()))
       return fail(*f2);
   }
-  // Timing, then the timed runs' output is checked too.
+  // Timing, then the timed runs' output is checked too. Zeroing the
+  // workspaces is the harness's work, not the kernel's: it runs before each
+  // sample's start event.
   TimingStats t;
-  if (MaybeFail f = time([&] { return launchSubmission(); }, t))
+  if (MaybeFail f = time([&] { return launchKernels(functions, 0); }, t,
+                         [&] { return zeroWorkspaces(); }))
     return fail(*f);
   result.time = t;
   if (MaybeFail f = checkOutputs(result, "after the timed runs"))
