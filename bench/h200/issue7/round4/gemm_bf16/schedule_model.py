@@ -2,24 +2,26 @@
 """schedule_model.py - CPU model of v8_streamk_tail.cu's work schedule (issue 7, round 4).
 
 The kernel cannot run on the development machine, so this script mirrors its schedule
-(make_work, next_unit, tile_coords: same arithmetic, same names) and checks, for every
-workload of the three gemm_bf16_n*_k* tasks and for a sweep of other shapes:
+(make_work, sk_end, next_unit, tile_coords and the head's wait loop: same arithmetic, same names)
+and checks, for every workload of the three gemm_bf16_n*_k* tasks and a sweep of other shapes,
+with the kernel's choice of stream-K region and with either region forced:
 
-  coverage   every output element's K range is covered exactly once: tile_coords maps the
-             tile numbers one-to-one onto the (M-tile, N-tile) grid, and every tile's k-tiles
-             [0, kTiles) are covered by its units exactly once;
-  pairing    a split tile has exactly two units: a head (0, k) that is the LAST unit of CTA c
-             and a tail (k, kTiles) that is the FIRST stream-K unit of CTA c + 1; each CTA
-             writes at most one partial slot (its own) and reads at most one (c + 1's);
-  deadlock   an event simulation of the fix-up protocol (a tail raises its flag after the
-             partial store; a head waits for the next CTA's flag after its mainloop) finishes
-             with every CTA resident (grid <= 132, one CTA per SM), with random per-CTA speeds.
-             With fewer SMs than CTAs (CTAs dispatched in order, each holding its SM to the
-             end) it can deadlock; the kernel's `gridDim.x <= %nsmid` guard is for that.
+  coverage      every output element's K range is covered exactly once: tile_coords maps the
+                tile numbers one-to-one onto the (M-tile, N-tile) grid, and every tile's k-tiles
+                [0, kTiles) are covered by its units exactly once;
+  contributors  a split tile is a head (0, k), the LAST unit of CTA c, plus pieces (k0 > 0) that
+                are the FIRST stream-K units of CTAs c+1, c+2, ...; the head's wait loop visits
+                exactly those CTAs; so each CTA writes at most one partial slot (its own);
+  deadlock      an event simulation of the fix-up protocol (a piece raises its flag after the
+                partial store; a head waits for its sources' flags after its mainloop) finishes
+                with every CTA resident (grid <= 132, one CTA per SM) and random per-CTA speeds.
+                With far fewer SMs than CTAs it can deadlock; the kernel's `%nsmid` guard is for
+                that. A mutation test checks that the checks catch broken schedules.
 
 It then predicts v8's time per workload from the expert's H200 measurements (docs/perf.md,
-2026-11-29) and prints the predicted ratio to cuBLASLt. Run: python3 schedule_model.py
-(about 10 s); exit status 1 if any check fails.
+2026-11-29), and the DRAM traffic of v8, of the expert and of the "wave" region alone under an
+LRU model of a 50 MB L2 (the reason v8 switches to the "rem" region at rem >= G/4).
+Run: python3 schedule_model.py [--no-l2] (about 30 s); exit status 1 if any check fails.
 """
 import json
 import os
@@ -98,7 +100,8 @@ def schedule(M, N, K, nsmid=SMS, sk_on=SK_ON, region=None):
 def reducer_sources(M, N, K, c, tile, nsmid=SMS, region=None):
     """The CTAs whose slots the head of `tile` in CTA c waits for and adds: the kernel's loop
     (q = c+1, c+2, ... until sk_end(q) reaches the tile's end, q < grid)."""
-    grid, tm, tn, k_tiles, _ = schedule(M, N, K, nsmid, region=region)
+    tm, tn, k_tiles = cdiv(M, BM), cdiv(N, BN), cdiv(K, BK)
+    grid = min(SMS, tm * tn)
     w = make_work(tm * tn, k_tiles, grid, c, nsmid, region=region)
     tile_end = (tile - w["dp_end"] + 1) * k_tiles
     out = []
@@ -145,8 +148,7 @@ def check(M, N, K, region=None):
             if ps[0][3] != "head" or [p[2] for p in ps] != list(range(hc, hc + len(ps))):
                 errs.append(f"tile {t}: pieces {ps} are not head(c) + c+1, c+2, ...")
             elif reducer_sources(M, N, K, hc, t, region=region) != [p[2] for p in ps[1:]]:
-                errs.append(f"tile {t}: the head's wait list {reducer_sources(M, N, K, hc, t, region=region)}"
-                            f" is not the contributors {[p[2] for p in ps[1:]]}")
+                errs.append(f"tile {t}: the head's wait list is not the contributors {ps[1:]}")
     return errs
 
 
@@ -262,6 +264,31 @@ def t_round(task):
     return sum(us) / sum(rounds), k_tiles
 
 
+def mutation_test(workloads):
+    """The checks must catch broken schedules: returns the number of mutations NOT caught."""
+    global reducer_sources, make_work
+    good_rs, good_mw = reducer_sources, make_work
+    shapes = [(M, N, K) for _, _, M, N, K in workloads]
+    missed = 0
+    # 1. A head that stops one contributor early (only splits with >= 2 sources can show it).
+    reducer_sources = lambda *a, **k: (lambda r: r[:-1] if len(r) > 1 else r)(good_rs(*a, **k))
+    missed += not any(check(*w) for w in shapes)
+    # 2. Ranges that drop the remainder iterations (extra).
+    def short(*a, **k):
+        w = good_mw(*a, **k)
+        if w["per"]:
+            w["sk_e"] = w["sk_i"] + w["per"]
+        return w
+    reducer_sources, make_work = good_rs, short
+    missed += not any(check(*w) for w in shapes)
+    # 3. A head that also waits on its own (never raised) flag: the simulation must deadlock.
+    make_work = good_mw
+    reducer_sources = lambda M, N, K, c, *a, **k: [c] + good_rs(M, N, K, c, *a, **k)
+    missed += not any(simulate(*w, 1.0, 2.0, 1.0, 1.0, 0.0) is None for w in shapes)
+    reducer_sources = good_rs
+    return missed
+
+
 def main():
     failures = 0
     workloads = []
@@ -288,6 +315,11 @@ def main():
                 print(f"FAIL region={region} M={M} N={N} K={K}: {errs[:3]}")
     print(f"coverage + contributors: {len(shapes)} shapes x (kernel's rule, forced wave, forced rem),"
           f" {failures} failing")
+
+    missed = mutation_test(workloads)
+    failures += missed
+    print(f"mutations (head stops early, ranges drop the remainder, head waits on itself): "
+          f"{3 - missed} of 3 caught")
 
     # 2. Deadlock: all resident, random per-CTA speed (+-20%), and with fewer SMs than CTAs.
     dead = 0
