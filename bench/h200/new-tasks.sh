@@ -10,7 +10,8 @@
 #             tasks and gemm_fp8_e4m3)
 #     SHAPES  dev or all (default dev)
 #     STEPS   any of ref,run,fp8,torch (default all four; fp8 runs
-#             gemm_fp8_e4m3's expert with and without its fp32 promotion)
+#             gemm_fp8_e4m3's expert, and its 128x256 solution with and
+#             without the fp32 promotion)
 #   EXPERT_ONLY=1 in the environment runs only the experts (timing runs).
 set -u
 cd "$(dirname "$0")/../.."
@@ -34,10 +35,10 @@ case ",$STEPS," in *,run,*)
   tar czf "$OUT/runs.tgz" -C "$OUT/solutions" runs && rm -rf "$OUT/solutions/runs";;
 esac
 case ",$STEPS," in *,fp8,*)
-  # The expert as shipped (fp32 promotion every K=128) and without it.
-  sed 's/^#define PROMOTE 1/#define PROMOTE 0/' tasks/gemm_fp8_e4m3/solutions/wgmma_tma_fast.cu \
-    > /tmp/wgmma_tma_fast_nopromote.cu
-  for sol in tasks/gemm_fp8_e4m3/solutions/wgmma_tma_fast.cu /tmp/wgmma_tma_fast_nopromote.cu; do
+  # The expert, and the 128x256 solution with (as shipped: every K=128) and without fp32 promotion.
+  F=tasks/gemm_fp8_e4m3/solutions
+  sed 's/^#define PROMOTE 1/#define PROMOTE 0/' $F/wgmma_tma_128x256.cu > /tmp/wgmma_tma_128x256_nopromote.cu
+  for sol in $F/wgmma_tma_fast.cu $F/wgmma_tma_128x256.cu /tmp/wgmma_tma_128x256_nopromote.cu; do
     [ -f "$sol" ] || continue
     "$PTXBENCH" run --task tasks/gemm_fp8_e4m3 --solution "$sol" --shapes "$SHAPES" \
       --json "$OUT/fp8-$(basename "$sol" .cu).json" > "$OUT/fp8-$(basename "$sol" .cu).txt" 2>&1

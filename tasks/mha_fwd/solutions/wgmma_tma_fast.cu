@@ -1,7 +1,23 @@
-// Attention forward with the log-sum-exp: the expert of the mha_fwd corpus (issue 7's tuning
-// variant v5 from bench/h200/issue7/mha_fwd/, promoted after it PASSED all 20 workloads of the four
-// mha_fwd tasks on the H200: 0.70-0.93 of cuDNN's fused SDPA, docs/perf.md). The simpler
-// non-persistent kernel it grew from is wgmma_tma.cu beside it.
+// Attention forward with the log-sum-exp: the expert of the mha_fwd corpus, issue 7's round-4
+// variant v8 (bench/h200/issue7/round4/mha_fwd/), promoted after it PASSED all 20 workloads of the
+// four mha_fwd tasks on the H200: d128 0.82-1.04 of cuDNN's fused SDPA, causal 0.74-1.00, d64
+// 0.85-1.06, d256 0.69-0.82 (docs/perf.md). The simpler non-persistent kernel it grew from is
+// wgmma_tma.cu beside it; the previous expert is bench/h200/issue7/mha_fwd/v5_dynamic_l2sections.cu.
+//
+// Round 4 (v8) on top of v5, each change marked "v8" where it is made: fewer instructions per K/V
+// tile in the consumers' steady-state loop (Nsight Compute: v5 issued at cuDNN's rate but executed
+// ~20% more instructions):
+//  - the softmax scale folded into the exponent: max on raw scores, p = 2^fma(s, c, -m) (one FFMA
+//    instead of FMUL + FADD per score); masking only on diagonal/ragged tiles, as before;
+//  - S no longer zeroed per tile: the first k-step of Q K^T runs with scale-d = 0 and "=f"
+//    outputs (64 moves per tile gone);
+//  - descriptors as a 32-bit low word plus a constant high word, one add per k-step, and the
+//    stage/Q addresses made provably warp-uniform (shfl from lane 0) so ptxas computes them on
+//    the uniform datapath.
+// SASS of the D = 128 loop (one warp, one unmasked tile): 703 -> 512 instructions; D = 64 560 ->
+// 448; D = 256 612 -> 468 (bench/h200/issue7/round4/mha_fwd/loop_census.py).
+//
+// How v5 came about:
 //
 // Attention forward with the log-sum-exp, issue-7 tuning variant v5: v4 (bench/h200/issue7/
 // mha_fwd/v4_dynamic_pingpong.cu: v3's persistent ping-pong kernel with a dynamic tile scheduler)
@@ -31,19 +47,19 @@
 // in L2, each section's short items fill the gaps left by its long ones, and the grid's tail is
 // still made of one-tile items. Non-causal order is v4's (head-major), unchanged.
 //
-// What changed against the expert, and why. The expert launches one CTA per (128 query rows, h, b)
-// at one CTA per SM; with S = 512 or 1024 a CTA has only 4 or 8 KV tiles, so its serial parts (Q
-// and first K load latency, the first Q K^T and softmax, the last P V, the O stores, CTA start and
-// teardown) are a large share of its time and nothing overlaps them. Here min(132, items) CTAs
+// What v1 changed against wgmma_tma.cu, and why. wgmma_tma.cu launches one CTA per (128 query rows,
+// h, b) at one CTA per SM; with S = 512 or 1024 a CTA has only 4 or 8 KV tiles, so its serial parts
+// (Q and first K load latency, the first Q K^T and softmax, the last P V, the O stores, CTA start
+// and teardown) are a large share of its time and nothing overlaps them. Here min(132, items) CTAs
 // (one per H200 SM) each loop over work items (query tile, h, b) (v4: taken from a global counter,
-// see above). The producer keeps running ahead across items: Q of the next item is loaded
-// as soon as both consumer warpgroups have issued and completed their last Q K^T of the current
-// one (barrier qempty, 256 arrivals), and the K/V ring runs on without a break, so the next item's
-// Q and first K/V tiles land while the consumers finish P V and store O. Every stage use is now
-// released (the expert skipped the last one); under the causal mask with BN = 64 the warpgroup
-// that skips the final tile still waits for it to land and then arrives on its empty barrier.
-// Math, tiles, shared-memory layouts, descriptors and fragments are the expert's, unchanged:
-// see the expert's header for them and tasks/mha_fwd/emulate_wgmma_tma.py for their model.
+// see above). The producer keeps running ahead across items: Q of the next item is loaded as soon
+// as both consumer warpgroups have issued and completed their last Q K^T of the current one
+// (barrier qempty, 256 arrivals), and the K/V ring runs on without a break, so the next item's Q
+// and first K/V tiles land while the consumers finish P V and store O. Every stage use is now
+// released (wgmma_tma.cu skips the last one); under the causal mask with BN = 64 the warpgroup that
+// skips the final tile still waits for it to land and then arrives on its empty barrier. Math,
+// tiles, shared-memory layouts and fragments are wgmma_tma.cu's, unchanged: see its header for them
+// and tasks/mha_fwd/emulate_wgmma_tma.py for their model.
 //
 // Data flow. 384 threads = 3 warpgroups. Warpgroup 0 is the producer (setmaxnreg.dec 40, one
 // elected thread issues TMA: 4-D maps, 128B swizzle, Q once per item on qbar, K and V tiles of BN
@@ -88,23 +104,28 @@ struct alignas(64) TensorMap { unsigned long long opaque[16]; };
 // ---------------------------------------------------------------------------------------------
 // Shared-memory matrix descriptors (128B swizzle; tile bases are 1024-byte aligned so the
 // descriptor's base-offset field stays 0).
+//
+// v8: built as a 32-bit low word plus a constant high word, so a k-step's descriptor is one
+// integer add of an immediate to the tile's low word (v5 rebuilt every descriptor from the
+// byte address: add, mask, shift, or, and a re-materialized high word, ~8 instructions per wgmma).
+// Low word: start address >> 4 in bits 0-13, LBO (16-byte units) in bits 16-29. Adding a k-step's
+// offset >> 4 cannot carry out of the 14-bit field: every operand lies in the CTA's shared window,
+// below 228 KiB < 2^18 bytes. High word: SBO = 1024 B (64 units, bits 32-45), 128B swizzle (bit 62).
+#define DESC_HI 0x40000040u
 
 // K-major operand with 128-byte rows: LBO unused (1), SBO = 8 rows * 128 B.
-__device__ __forceinline__ uint64_t desc_kmajor_sw128(uint32_t smem_addr) {
-  uint64_t d = (uint64_t)((smem_addr & 0x3FFFF) >> 4);
-  d |= (uint64_t)1 << 16;
-  d |= (uint64_t)(1024 >> 4) << 32;
-  d |= (uint64_t)1 << 62;
-  return d;
+__device__ __forceinline__ uint32_t desc_lo_kmajor_sw128(uint32_t smem_addr) {
+  return ((smem_addr & 0x3FFFF) >> 4) | (1u << 16);
 }
 
 // MN-major operand: LBO = bytes between 64-element atoms along N, SBO = 8 K-rows * 128 B.
-__device__ __forceinline__ uint64_t desc_mnmajor_sw128(uint32_t smem_addr, uint32_t lbo_bytes) {
-  uint64_t d = (uint64_t)((smem_addr & 0x3FFFF) >> 4);
-  d |= (uint64_t)((lbo_bytes >> 4) & 0x3FFF) << 16;
-  d |= (uint64_t)(1024 >> 4) << 32;
-  d |= (uint64_t)1 << 62;
-  return d;
+__device__ __forceinline__ uint32_t desc_lo_mnmajor_sw128(uint32_t smem_addr, uint32_t lbo_bytes) {
+  return ((smem_addr & 0x3FFFF) >> 4) | (((lbo_bytes >> 4) & 0x3FFF) << 16);
+}
+
+// The descriptor whose low word is lo plus the byte offset off (a multiple of 16) of a k-step.
+__device__ __forceinline__ uint64_t desc_at(uint32_t lo, uint32_t off) {
+  return ((uint64_t)DESC_HI << 32) | (uint64_t)(lo + (off >> 4));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -144,6 +165,44 @@ __device__ __forceinline__ void wgmma_ss_m64n128(float (&d)[64], uint64_t da, ui
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(da), "l"(db), "n"(1));
+}
+
+// The first k-step of a product that starts from zero: scale-d = 0 (D = A * B) and the
+// accumulator registers are outputs only ("=f"), so the compiler need not zero them first.
+// (v8: v5 zeroed S with 64 moves per tile; "+f" on undefined registers instead made
+// ptxas 13.0 serialize the wgmmas, C7514.)
+__device__ __forceinline__ void wgmma_ss_m64n64_first(float (&d)[32], uint64_t da, uint64_t db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+      :
+        "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
+        "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
+        "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
+        "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31])
+      : "l"(da), "l"(db), "n"(0));
+}
+
+__device__ __forceinline__ void wgmma_ss_m64n128_first(float (&d)[64], uint64_t da, uint64_t db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, "
+      "1, 0, 0;\n}\n"
+      :
+        "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]),
+        "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]),
+        "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]),
+        "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]),
+        "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]),
+        "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]),
+        "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]),
+        "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63])
+      : "l"(da), "l"(db), "n"(0));
 }
 
 // D[64x64] += A[64x16] * B[16x64]; A from registers (4 x bf16x2 per thread), B MN-major
@@ -325,19 +384,28 @@ template <int D> struct Tiles {
   static constexpr uint32_t STAGE_BYTES = 2 * KV_BYTES;   // K then V
 };
 
-// S = Q K^T for this warpgroup's 64 rows: s[BN/2] per thread (wgmma accumulator layout).
+// S = Q K^T for this warpgroup's 64 rows: s[BN/2] per thread (wgmma accumulator layout). S starts
+// from zero (the first k-step has scale-d = 0), so s needs no definition before the call.
 template <int D>
 __device__ __forceinline__ void qk_wgmma(float (&s)[Tiles<D>::BN / 2], uint32_t sQ, uint32_t sK) {
   constexpr int BN = Tiles<D>::BN;
+  const uint32_t qa = desc_lo_kmajor_sw128(sQ), kb = desc_lo_kmajor_sw128(sK);
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     // k16 step kk: column block kk/4, 32 bytes per step inside the 128-byte row.
-    const uint64_t da = desc_kmajor_sw128(sQ + (kk / 4) * (BM * 128) + (kk % 4) * 32);
-    const uint64_t db = desc_kmajor_sw128(sK + (kk / 4) * (BN * 128) + (kk % 4) * 32);
-    if constexpr (BN == 128)
-      wgmma_ss_m64n128(s, da, db);
-    else
-      wgmma_ss_m64n64(s, da, db);
+    const uint64_t da = desc_at(qa, (kk / 4) * (BM * 128) + (kk % 4) * 32);
+    const uint64_t db = desc_at(kb, (kk / 4) * (BN * 128) + (kk % 4) * 32);
+    if constexpr (BN == 128) {
+      if (kk == 0)
+        wgmma_ss_m64n128_first(s, da, db);
+      else
+        wgmma_ss_m64n128(s, da, db);
+    } else {
+      if (kk == 0)
+        wgmma_ss_m64n64_first(s, da, db);
+      else
+        wgmma_ss_m64n64(s, da, db);
+    }
   }
 }
 
@@ -346,9 +414,10 @@ template <int D>
 __device__ __forceinline__ void pv_wgmma(float (&o)[D / 2], const uint32_t (&p)[Tiles<D>::BN / 16][4],
                                          uint32_t sV) {
   constexpr int BN = Tiles<D>::BN;
+  const uint32_t vb = desc_lo_mnmajor_sw128(sV, BN * 128);
 #pragma unroll
   for (int kk = 0; kk < BN / 16; ++kk) {
-    const uint64_t db = desc_mnmajor_sw128(sV + kk * 16 * 128, BN * 128);
+    const uint64_t db = desc_at(vb, kk * 16 * 128);
     if constexpr (D == 64)
       wgmma_rs_m64n64_tb(o, p[kk], db);
     else if constexpr (D == 128)
@@ -463,15 +532,24 @@ __device__ __forceinline__ void produce(const TensorMap *tmQ, const TensorMap *t
 // Online softmax of one S tile, in place on the accumulator fragment (see the layout notes above).
 // In: s = raw scores Q K^T of keys [k0, k0 + BN). Out: m and lsum updated, corr = 2^(m_old - m_new)
 // per row (the factor O must be scaled by before P V of this tile), p = P as bf16 A fragments.
+//
+// v8: the scale is folded into the exponent. m is still the running max of x = s * scale_log2,
+// but it is found on the raw scores (scale_log2 > 0 and rounding is monotone, so
+// round(max(s) * c) = max(round(s * c)): the same m as v5's), and each probability is
+// 2^fma(s, c, -m): one FFMA where v5 spent an FMUL (s *= c) and an FADD (s - m). Masked
+// keys hold -inf: fma(-inf, c, -m) = -inf for finite m, 2^-inf = 0. The m = -inf guard is
+// v5's (a row with no unmasked key so far subtracts 0, p = 0, corr = 0 on its first tile).
 template <int BN>
 __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], float (&lsum)[2],
                                              float (&corr)[2], uint32_t (&p)[BN / 16][4], int k0,
                                              int S, int q_lo, int row0, int quad_lane, bool causal,
                                              float scale_log2) {
   constexpr int NS = BN / 2;
-  // Scale into the log2 domain and mask: keys past S (zero-filled by TMA, so they would score 0)
-  // and, when causal, keys after the row. Only tiles that reach past S or the diagonal need it.
+  // Mask keys past S (zero-filled by TMA, so they would score 0) and, when causal, keys after the
+  // row. Only tiles that reach past S or the diagonal need it.
   const bool need_mask = (k0 + BN > S) || (causal && k0 + BN - 1 > q_lo);
+  // Raw row maxima. Each path finds them itself: with the max after a shared join, ptxas
+  // if-converted the masking into 64 predicated compares and selects on every tile.
   float mx[2] = {NEG_INF, NEG_INF};
   if (need_mask) {
     // Row r of this thread (row0 + 8r) may see keys [0, lim[r]).
@@ -479,33 +557,35 @@ __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], 
 #pragma unroll
     for (int i = 0; i < NS; ++i) {
       const int key = k0 + 8 * (i >> 2) + 2 * quad_lane + (i & 1);
-      s[i] = key < lim[(i >> 1) & 1] ? s[i] * scale_log2 : NEG_INF;
+      s[i] = key < lim[(i >> 1) & 1] ? s[i] : NEG_INF;
       mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
     }
   } else {
 #pragma unroll
-    for (int i = 0; i < NS; ++i) {
-      s[i] *= scale_log2;
+    for (int i = 0; i < NS; ++i)
       mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
-    }
   }
-  float m_use[2];
+  float neg_m[2]; // -m_use: the FFMA's addend
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     // A row lives in the 4 lanes of a quad.
     mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
     mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
-    const float m_new = fmaxf(m[r], mx[r]);
+    const float m_new = fmaxf(m[r], mx[r] * scale_log2);
     // A row with no unmasked key so far keeps m = -inf; subtract 0 then (p = 0, no NaN).
-    m_use[r] = m_new == NEG_INF ? 0.f : m_new;
-    corr[r] = fast_exp2(m[r] - m_use[r]); // 0 on the first tile (m = -inf)
+    const float m_use = m_new == NEG_INF ? 0.f : m_new;
+    corr[r] = fast_exp2(m[r] - m_use); // 0 on the first tile (m = -inf)
     m[r] = m_new;
+    neg_m[r] = -m_use;
   }
-  float psum[2] = {0.f, 0.f};
+  float psum[2];
 #pragma unroll
   for (int i = 0; i < NS; ++i) {
-    s[i] = fast_exp2(s[i] - m_use[(i >> 1) & 1]);
-    psum[(i >> 1) & 1] += s[i];
+    s[i] = fast_exp2(fmaf(s[i], scale_log2, neg_m[(i >> 1) & 1]));
+    if (i < 4)
+      psum[(i >> 1) & 1] = i & 1 ? psum[(i >> 1) & 1] + s[i] : s[i];
+    else
+      psum[(i >> 1) & 1] += s[i];
   }
   // lsum stays this thread's partial row sum (its 2 columns of every 8); the quad adds them up
   // once, in the epilogue.
@@ -558,10 +638,15 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
   // Causal: tiles past this warpgroup's last row are all masked; skip their math (only the final
   // tile can be skipped, and only when BN = 64).
   const int my_tiles = causal ? min(n_tiles, (min(S, q_lo + 64) + BN - 1) / BN) : n_tiles;
-  const uint32_t sQ = base + c * (64 * 128);
-  auto stage_k = [&](int j) { return base + T::Q_BYTES + ring_stage<D>(k0 + j) * T::STAGE_BYTES; };
-  auto stage = [&](int j) { return ring_stage<D>(k0 + j); };
-  auto parity = [&](int j) { return ring_parity<D>(k0 + j); };
+  // v8: k0 and c are the same in every lane, but ptxas cannot see it (k0 comes from the item slot
+  // in shared memory, c from threadIdx). Broadcast from lane 0, they are provably warp-uniform,
+  // so the stage addresses and descriptors are computed in uniform registers (UIADD3 on the
+  // uniform datapath) instead of in per-thread registers with an R2UR per descriptor word.
+  const uint32_t k0u = __shfl_sync(0xffffffffu, k0, 0);
+  const uint32_t sQ = base + __shfl_sync(0xffffffffu, c, 0) * (64 * 128);
+  auto stage_k = [&](int j) { return base + T::Q_BYTES + ring_stage<D>(k0u + j) * T::STAGE_BYTES; };
+  auto stage = [&](int j) { return ring_stage<D>(k0u + j); };
+  auto parity = [&](int j) { return ring_parity<D>(k0u + j); };
 
   float o[NO];
 #pragma unroll
@@ -574,12 +659,8 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
 
   {
     // Prologue: S(0) and its softmax.
-    float s[NS];
-#pragma unroll
-    for (int i = 0; i < NS; ++i)
-      s[i] = 0.f;
+    float s[NS]; // written by the first k-step of qk_wgmma (scale-d = 0)
     mbar_wait(fullk + 8 * stage(0), parity(0));
-    reg_fence(s); // keep the zeroing above the wgmma.fence
     turn_wait<D>(c);
     wgmma_fence();
     qk_wgmma<D>(s, sQ, stage_k(0));
@@ -592,18 +673,14 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
     softmax_tile<BN>(s, m, lsum, corr, p, 0, S, q_lo, row0, l % 4, causal, scale_log2);
   }
   for (int j = 0; j + 1 < my_tiles; ++j) {
-    // S accumulates from zero. (With scale-d false on the first k-step and no definition of s
-    // here instead, ptxas 13.0 serialized the wgmmas of this kernel: C7514.)
+    // S starts from zero: the first k-step of qk_wgmma has scale-d = 0 and writes s ("=f"), so
+    // there is no zeroing here (v8; v5 spent 64 moves per tile on it).
     float s[NS];
-#pragma unroll
-    for (int i = 0; i < NS; ++i)
-      s[i] = 0.f;
     // Both waits come before the wgmma.fence: a spin loop between the fence and a wgmma makes
     // ptxas inject another warpgroup.arrive (C7519). V(j) landed with K(j), long ago.
     mbar_wait(fullk + 8 * stage(j + 1), parity(j + 1));
     mbar_wait(fullv + 8 * stage(j), parity(j));
-    // s, o and p were written by ordinary instructions: pin those writes above the wgmma.fence.
-    reg_fence(s);
+    // o and p were written by ordinary instructions: pin those writes above the wgmma.fence.
     reg_fence(o);
     reg_fence(p);
     turn_wait<D>(c);
