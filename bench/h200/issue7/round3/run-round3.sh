@@ -2,7 +2,8 @@
 # run-round3.sh - issue 7, round 3 on the H200 in one call: the prepared
 # fp8 and attention-forward variants against their libraries (through
 # run-variants.sh), then the commands of test/Runtime/new-tasks-gpu.test,
-# whose outputs come back for FileCheck on the development machine.
+# whose outputs come back for FileCheck on the development machine
+# (bench/h200/gpu-lit-runs.sh --check DIR test/Runtime/new-tasks-gpu.test).
 #
 #   OUT=... bench/h200/issue7/round3/run-round3.sh PTXBENCH [BUDGET_S]
 # The variant runs stop after BUDGET_S seconds (default 420) so that the
@@ -25,17 +26,6 @@ timeout "$BUDGET" env OUT="$OUT" bench/h200/issue7/run-variants.sh "$PTXBENCH" \
 echo "variants: exit $? after $(( $(date +%s) - start )) s"
 # A timeout leaves the JSON unpacked: pack whatever is there.
 [ -d "$OUT/variants" ] && tar czf "$OUT/variants.tgz" -C "$OUT" variants && rm -rf "$OUT/variants"
-mkdir -p "$OUT/lit"
-libs=$(python3 utils/cuda-lib-path.py 2>/dev/null)
-[ -n "$libs" ] && export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-grep '^# RUN:' test/Runtime/new-tasks-gpu.test | sed 's/^# RUN: //; s/ | FileCheck.*//' | {
-  n=0
-  while read -r cmd; do
-    n=$((n + 1))
-    cmd=${cmd//%ptxbench_src/.}; cmd=${cmd/#not /}; cmd=${cmd/ptxbench/$PTXBENCH}
-    timeout 150 bash -c "$cmd" > "$OUT/lit/run$n.txt" 2>&1
-    echo "lit run $n: exit $?"
-  done
-}
+OUT="$OUT" bench/h200/gpu-lit-runs.sh "$PTXBENCH" test/Runtime/new-tasks-gpu.test
 tar czf "$OUT/lit.tgz" -C "$OUT" lit && rm -rf "$OUT/lit"
 echo "total $(( $(date +%s) - start )) s"
