@@ -51,6 +51,46 @@ ptx::InstructionOpInterface waitAfter(ptx::InstructionOpInterface commit) {
   return {};
 }
 
+bool hasDirective(ptx::FuncOp func, StringRef name) {
+  return llvm::any_of(func.getDirectives(), [&](Attribute attr) {
+    return llvm::cast<ptx::DirectiveAttr>(attr).getName() == name;
+  });
+}
+
+/// The most threads a CTA of `kernel` can have, from .reqntid or .maxntid
+/// (the product of the dimensions given); nullopt when neither is declared.
+std::optional<int64_t> declaredThreads(ptx::FuncOp kernel) {
+  for (StringRef name : {"reqntid", "maxntid"})
+    for (Attribute attr : kernel.getDirectives()) {
+      auto directive = llvm::cast<ptx::DirectiveAttr>(attr);
+      if (directive.getName() != name || directive.getValues().empty())
+        continue;
+      int64_t threads = 1;
+      for (Attribute value : directive.getValues())
+        if (auto dim = llvm::dyn_cast<IntegerAttr>(value))
+          threads *= dim.getInt();
+      return threads;
+    }
+  return std::nullopt;
+}
+
+/// How many warpgroups of one CTA can issue wgmma at the same time, as far
+/// as the kernel declares: its thread count in warpgroups, less one when a
+/// setmaxnreg.dec marks a producer warpgroup. 1 when nothing is declared.
+int64_t wgmmaWarpgroups(const KernelScope &scope) {
+  std::optional<int64_t> threads = declaredThreads(scope.kernel);
+  if (!threads)
+    return 1;
+  int64_t groups = (*threads + 127) / 128;
+  bool producer = !scope
+                       .filter([](ptx::InstructionOpInterface op) {
+                         return mnemonic(op) == "setmaxnreg" &&
+                                hasModifier(op.getOpcode(), ".dec");
+                       })
+                       .empty();
+  return std::max<int64_t>(1, groups - (producer ? 1 : 0));
+}
+
 bool inAnyLoop(const KernelScope &scope, Operation *op) {
   return llvm::any_of(scope.loops, [&](const Loop &loop) {
     return loop.contains(op->getBlock());
@@ -59,6 +99,10 @@ bool inAnyLoop(const KernelScope &scope, Operation *op) {
 
 /// Rule 1: every commit_group is followed by wait_group 0 with no
 /// mma_async in between (and groups repeat: several commits or a loop).
+/// Not when the kernel declares two or more warpgroups that issue wgmma
+/// (e.g. .maxntid 384 with a setmaxnreg.dec producer): while one waits,
+/// the other's groups keep the tensor cores busy, the schedule of
+/// DeepGEMM-style fp8 kernels that promote after every group.
 void checkSerializedGroups(KernelScope &scope) {
   auto commits = scope.filter([](ptx::InstructionOpInterface op) {
     return mnemonic(op) == "wgmma.commit_group";
@@ -75,12 +119,16 @@ void checkSerializedGroups(KernelScope &scope) {
   }
   if (commits.size() == 1 && !inAnyLoop(scope, commits.front()))
     return;
+  if (wgmmaWarpgroups(scope) >= 2)
+    return;
   Fallback &found = scope.report(
       FallbackKind::WgmmaSerialized, commits.front(),
       "every wgmma.commit_group is followed by wgmma.wait_group 0 with no "
       "wgmma.mma_async in between, so no group overlaps the next",
       "wait with wgmma.wait_group N>0 and issue the next stage's "
-      "wgmma.mma_async before waiting on the previous one");
+      "wgmma.mma_async before waiting on the previous one, or run two "
+      "consumer warpgroups (declared with __launch_bounds__ / .maxntid) so "
+      "that one's groups run while the other waits");
   found.related = firstWait;
   found.relatedMessage = "waits for every outstanding group here";
 }
@@ -138,12 +186,6 @@ void checkExpectTx(KernelScope &scope) {
                "kernel sets its transaction count",
                "one thread arms the barrier with mbarrier.arrive.expect_tx "
                "and the tile's byte count before consumers wait on it");
-}
-
-bool hasDirective(ptx::FuncOp func, StringRef name) {
-  return llvm::any_of(func.getDirectives(), [&](Attribute attr) {
-    return llvm::cast<ptx::DirectiveAttr>(attr).getName() == name;
-  });
 }
 
 void checkSetmaxnreg(KernelScope &scope) {
