@@ -223,19 +223,15 @@ MaybeFail Gpu::loadModule(StringRef ptx, CUmodule &module, std::string &log) {
 
 MaybeFail ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
                               const std::function<MaybeFail()> &launch,
-                              TimingStats &out,
-                              const std::function<MaybeFail()> &prepare) {
+                              TimingStats &out) {
   Driver &d = gpu.d;
   CUevent start, stop;
   TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
                 "cuEventCreate"));
   TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
                 "cuEventCreate"));
-  for (unsigned i = 0; i < timing.warmup; ++i) {
-    if (prepare)
-      TRY(prepare());
+  for (unsigned i = 0; i < timing.warmup; ++i)
     TRY(launch());
-  }
   TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "warm-up runs"));
   std::vector<double> samples, clean;
   SmallVector<bool, 128> throttled;
@@ -253,8 +249,6 @@ MaybeFail ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
         samples.size() >= 2 * timing.maxSamples ||
         (elapsed >= timing.maxSeconds && samples.size() >= timing.minSamples))
       break;
-    if (prepare)
-      TRY(prepare());
     d.cuCtxResetPersistingL2Cache();
     TRY(gpu.check(d.cuMemsetD32Async(gpu.flush.ptr, ++flushValue,
                                      gpu.flush.bytes / 4, gpu.stream),

@@ -93,13 +93,11 @@ private:
 };
 
 /// Times `launch` per the task's timing rules: warm-up, then samples each
-/// preceded by `prepare` (if any; e.g. zeroing workspaces), an L2 reset and
-/// a flush, none of them timed, until the stopping rule holds over the
-/// clean (unthrottled) samples.
+/// preceded by an L2 reset and flush, until the stopping rule holds over
+/// the clean (unthrottled) samples.
 MaybeFail timeLaunches(Gpu &gpu, const Task::Timing &timing,
                        const std::function<MaybeFail()> &launch,
-                       TimingStats &out,
-                       const std::function<MaybeFail()> &prepare = nullptr);
+                       TimingStats &out);
 /// The best time in ms of `reps` runs of `launch`, after `warmup` runs.
 MaybeFail bestTime(Gpu &gpu, const std::function<MaybeFail()> &launch,
                    unsigned warmup, unsigned reps, double &bestMs);

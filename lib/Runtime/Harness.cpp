@@ -162,15 +162,9 @@ private:
   MaybeFail generateInputs(unsigned trial);
   MaybeFail poisonOutputs();
   MaybeFail launchSubmission() { return launchWith(functions, 0); }
-  /// Zeroes the workspaces the plan asks to be zeroed, then launches the
-  /// plan with `fns`; a non-zero `counters` is passed as one more (last)
-  /// argument to every kernel (the instrumented variant).
-  MaybeFail launchWith(ArrayRef<CUfunction> fns, CUdeviceptr counters) {
-    TRY(zeroWorkspaces());
-    return launchKernels(fns, counters);
-  }
-  MaybeFail zeroWorkspaces();
-  MaybeFail launchKernels(ArrayRef<CUfunction> fns, CUdeviceptr counters);
+  /// Launches the plan with `fns`; a non-zero `counters` is passed as one
+  /// more (last) argument to every kernel (the instrumented variant).
+  MaybeFail launchWith(ArrayRef<CUfunction> fns, CUdeviceptr counters);
   /// Checks the submission's outputs against the reference: every output's
   /// comparison and the worst one go into `result`; INCORRECT when one fails.
   MaybeFail checkOutputs(WorkloadResult &result, StringRef when);
@@ -182,8 +176,7 @@ private:
   MaybeFail snapshotInputs(std::vector<std::vector<char>> &snap);
   MaybeFail checkInputsUnchanged(const std::vector<std::vector<char>> &snap,
                                  std::string &changed);
-  MaybeFail time(std::function<MaybeFail()> launch, TimingStats &out,
-                 std::function<MaybeFail()> prepare = nullptr);
+  MaybeFail time(std::function<MaybeFail()> launch, TimingStats &out);
   void runBaseline(WorkloadResult &result);
 };
 
@@ -305,7 +298,8 @@ MaybeFail WorkloadRunner::poisonOutputs() {
   return std::nullopt;
 }
 
-MaybeFail WorkloadRunner::zeroWorkspaces() {
+MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
+                                     CUdeviceptr counters) {
   for (const ResolvedWorkspace &w : plan.workspaces)
     if (w.zero) {
       unsigned i = &w - plan.workspaces.data();
@@ -313,11 +307,6 @@ MaybeFail WorkloadRunner::zeroWorkspaces() {
           d.cuMemsetD8Async(bufs.workspaces[i].ptr, 0, w.bytes, gpu.stream),
           Status::HarnessError, "zeroing workspace '" + w.name + "'"));
     }
-  return std::nullopt;
-}
-
-MaybeFail WorkloadRunner::launchKernels(ArrayRef<CUfunction> fns,
-                                        CUdeviceptr counters) {
   for (unsigned k = 0; k < plan.kernels.size(); ++k) {
     const ResolvedKernel &rk = plan.kernels[k];
     // Storage for each argument, kept alive across the launch.
@@ -498,9 +487,8 @@ WorkloadRunner::checkInputsUnchanged(const std::vector<std::vector<char>> &snap,
 }
 
 MaybeFail WorkloadRunner::time(std::function<MaybeFail()> launch,
-                               TimingStats &out,
-                               std::function<MaybeFail()> prepare) {
-  return timeLaunches(gpu, task.timing, launch, out, prepare);
+                               TimingStats &out) {
+  return timeLaunches(gpu, task.timing, launch, out);
 }
 
 /// Times the library baseline on the same path, then checks its outputs
@@ -563,12 +551,9 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
                                                 .str()))
       return fail(*f2);
   }
-  // Timing, then the timed runs' output is checked too. Zeroing the
-  // workspaces is the harness's work, not the kernel's: it runs before each
-  // sample's start event.
+  // Timing, then the timed runs' output is checked too.
   TimingStats t;
-  if (MaybeFail f = time([&] { return launchKernels(functions, 0); }, t,
-                         [&] { return zeroWorkspaces(); }))
+  if (MaybeFail f = time([&] { return launchSubmission(); }, t))
     return fail(*f);
   result.time = t;
   if (MaybeFail f = checkOutputs(result, "after the timed runs"))
