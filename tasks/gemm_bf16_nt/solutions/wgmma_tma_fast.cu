@@ -1,7 +1,8 @@
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in, fp32 accumulate, bf16 out, on Hopper's own path. The
 // expert of the gemm_bf16_n*_k* tasks: issue 7's round-4 variant v12
 // (bench/h200/issue7/round4/gemm_bf16_store/), 0.94-1.02 of cuBLASLt on the H200 on all 15
-// workloads (docs/perf.md).
+// workloads (docs/perf.md; measured with the per-launch zeroing of `flags` untimed, which the
+// harness times: a few microseconds, visible only at M = 1024).
 //
 // Structure: persistent, warp-specialized. Warpgroup 0 is the producer (setmaxnreg.dec; one
 // elected thread issues TMA loads of 128x64 A and 256x64 B boxes, 128B swizzle, into a 4-stage
