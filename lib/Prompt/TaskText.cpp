@@ -305,8 +305,10 @@ Expected<std::string> prompt::renderLaunchPlanSection(const Task &task) {
         "TMA descriptor over tensor `T`. `box` is in the tensor's shape "
         "order, outermost first; the innermost box must be a multiple of 16 "
         "bytes and fit the swizzle span.\n"
-     << "- `workspace NAME bytes=EXPR [zero]`: a scratch buffer, zeroed before "
-        "every launch of the plan with `zero`.\n\n"
+     << "- `workspace NAME bytes=EXPR [zero|zero=once]`: a scratch buffer; "
+        "`zero` clears it before every launch (timed with the kernels), "
+        "`zero=once` only when it is allocated (untimed: the kernels must "
+        "leave it zeroed).\n\n"
      << "Expressions: 64-bit integers, the parameters "
      << join(task.params, ", ")
      << ", `+ - * / %` with C precedence (`/` truncates), parentheses, "

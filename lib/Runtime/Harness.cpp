@@ -196,6 +196,11 @@ MaybeFail WorkloadRunner::allocate() {
   for (const ResolvedWorkspace &w : plan.workspaces) {
     bufs.workspaces.emplace_back();
     TRY(gpu.alloc(bufs.workspaces.back(), w.bytes));
+    // zero=once: here, untimed; the kernels keep it zeroed from then on.
+    if (w.zero == ZeroFill::Once)
+      TRY(gpu.check(d.cuMemsetD8Async(bufs.workspaces.back().ptr, 0, w.bytes,
+                                      gpu.stream),
+                    Status::HarnessError, "zeroing workspace '" + w.name + "'"));
   }
   for (const ResolvedTensorMap &m : plan.tensorMaps) {
     const TensorSpec &spec = task.tensors[m.tensor];
@@ -301,7 +306,7 @@ MaybeFail WorkloadRunner::poisonOutputs() {
 MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
                                      CUdeviceptr counters) {
   for (const ResolvedWorkspace &w : plan.workspaces)
-    if (w.zero) {
+    if (w.zero == ZeroFill::EveryLaunch) {
       unsigned i = &w - plan.workspaces.data();
       TRY(gpu.check(
           d.cuMemsetD8Async(bufs.workspaces[i].ptr, 0, w.bytes, gpu.stream),

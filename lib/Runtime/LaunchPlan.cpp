@@ -377,7 +377,7 @@ private:
 
   Error parseWorkspace(ArrayRef<Word> words, const SourceLoc &loc) {
     if (words.size() < 2)
-      return makeError(loc, "expected 'workspace NAME bytes=EXPR [zero]'");
+      return makeError(loc, "expected 'workspace NAME bytes=EXPR [zero|zero=once]'");
     WorkspaceDecl w;
     w.name = words[1].text.str();
     w.loc = loc.withCol(words[1].col);
@@ -385,17 +385,26 @@ private:
       return err;
     for (const Word &word : words.drop_front(2)) {
       if (word.text == "zero") {
-        w.zero = true;
+        w.zero = ZeroFill::EveryLaunch;
         continue;
       }
       auto kv = keyValue(word, loc);
       if (!kv)
         return kv.takeError();
       auto [key, value] = *kv;
+      if (key.text == "zero") {
+        if (value.text != "once")
+          return makeError(loc.withCol(value.col),
+                           "unknown zero fill '" + value.text +
+                               "'; expected zero (before every launch) or "
+                               "zero=once (at allocation)");
+        w.zero = ZeroFill::Once;
+        continue;
+      }
       if (key.text != "bytes")
         return makeError(loc.withCol(key.col),
                          "unknown workspace key '" + key.text +
-                             "'; expected bytes=EXPR or the word zero");
+                             "'; expected bytes=EXPR, zero or zero=once");
       auto e = Expr::parse(value.text, loc.withCol(value.col));
       if (!e)
         return e.takeError();

@@ -60,6 +60,8 @@ TEST(LaunchPlanTest, FullPlan) {
       "l2=256B oob=nan\n"
       "// @ptxbench tensormap tmB tensor=B box=(64, 64) swizzle=128b\n"
       "// @ptxbench workspace flags bytes=4*ceildiv(M,128) zero\n"
+      "// @ptxbench workspace sems bytes=4*132 zero=once\n"
+      "// @ptxbench workspace scratch bytes=64\n"
       "// @ptxbench kernel fixup grid=1 block=(32,4)\n"
       "// @ptxbench args flags\n"
       "// @ptxbenchmark is not ours\n"
@@ -74,8 +76,10 @@ TEST(LaunchPlanTest, FullPlan) {
   EXPECT_EQ(plan->tensorMaps[0].swizzle, Swizzle::B128);
   EXPECT_EQ(plan->tensorMaps[0].l2, L2Promotion::B256);
   EXPECT_EQ(plan->tensorMaps[0].oob, OobFill::NaN);
-  EXPECT_EQ(plan->workspaces.size(), 1u);
-  EXPECT_TRUE(plan->workspaces[0].zero);
+  ASSERT_EQ(plan->workspaces.size(), 3u);
+  EXPECT_EQ(plan->workspaces[0].zero, ZeroFill::EveryLaunch);
+  EXPECT_EQ(plan->workspaces[1].zero, ZeroFill::Once);
+  EXPECT_EQ(plan->workspaces[2].zero, ZeroFill::None);
 
   auto r = resolveLaunchPlan(*plan, task(), task().dev[0].params);
   ASSERT_TRUE(!!r) << llvm::toString(r.takeError());
@@ -98,6 +102,8 @@ TEST(LaunchPlanTest, FullPlan) {
   EXPECT_EQ(k.args[5].value, 256);
   EXPECT_EQ(r->kernels[1].args[0].kind, ResolvedArg::Kind::Workspace);
   EXPECT_EQ(r->workspaces[0].bytes, 8u);
+  EXPECT_EQ(r->workspaces[1].bytes, 528u);
+  EXPECT_EQ(r->workspaces[1].zero, ZeroFill::Once);
   EXPECT_EQ(r->tensorMaps[0].box, (std::vector<uint32_t>{128, 64}));
 }
 
@@ -189,7 +195,10 @@ TEST(LaunchPlanTest, SyntaxErrors) {
             "allowed only inside parentheses)");
   EXPECT_EQ(planError("// @ptxbench workspace w size=4\n"),
             "sol.cu:1:26: error: unknown workspace key 'size'; expected "
-            "bytes=EXPR or the word zero");
+            "bytes=EXPR, zero or zero=once");
+  EXPECT_EQ(planError("// @ptxbench workspace w bytes=4 zero=twice\n"),
+            "sol.cu:1:39: error: unknown zero fill 'twice'; expected zero "
+            "(before every launch) or zero=once (at allocation)");
   EXPECT_EQ(planError("// @ptxbench workspace w bytes=4\n"
                       "// @ptxbench workspace w bytes=8\n"),
             "sol.cu:2:24: error: 'w' is declared twice");

@@ -7,6 +7,7 @@
 //   // @ptxbench   args A, B, C, M, N, K
 //   // @ptxbench tensormap tmA tensor=A box=(128,64) swizzle=128B
 //   // @ptxbench workspace flags bytes=4*ceildiv(M,128) zero
+//   // @ptxbench workspace sems bytes=4*132 zero=once
 //
 // parseLaunchPlan() reads the syntax; resolveLaunchPlan() checks it against a
 // task and evaluates it for one workload into plain integers.
@@ -53,6 +54,12 @@ enum class Swizzle { None, B32, B64, B128 };
 enum class Interleave { None, B16, B32 };
 enum class L2Promotion { None, B64, B128, B256 };
 enum class OobFill { Zero, NaN };
+/// When the harness zeroes a workspace: never (`workspace w bytes=N`), before
+/// every launch of the plan, inside the timed launch (`zero`), or once when
+/// it is allocated, untimed (`zero=once`: the kernels must leave it zeroed,
+/// like self-resetting semaphores; the output checks after the timed runs
+/// catch a kernel that does not).
+enum class ZeroFill { None, EveryLaunch, Once };
 
 struct TensorMapDecl {
   std::string name;
@@ -70,7 +77,7 @@ struct WorkspaceDecl {
   std::string name;
   SourceLoc loc;
   Expr bytes;
-  bool zero = false;
+  ZeroFill zero = ZeroFill::None;
 };
 
 struct LaunchPlan {
@@ -117,7 +124,7 @@ struct ResolvedTensorMap {
 struct ResolvedWorkspace {
   std::string name;
   uint64_t bytes = 0;
-  bool zero = false;
+  ZeroFill zero = ZeroFill::None;
 };
 
 struct ResolvedPlan {
