@@ -52,6 +52,7 @@ namespace ptxbench::runtime::cuda {
   X(cuStreamCreate)                                                            \
   X(cuStreamSynchronize)                                                       \
   X(cuEventCreate)                                                             \
+  X(cuEventDestroy)                                                            \
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
   X(cuEventElapsedTime)                                                        \

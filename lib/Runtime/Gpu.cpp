@@ -221,15 +221,52 @@ MaybeFail Gpu::loadModule(StringRef ptx, CUmodule &module, std::string &log) {
   return std::nullopt;
 }
 
+namespace {
+/// The start/stop event pair of one timing loop on the harness's stream,
+/// destroyed with it.
+class EventTimer {
+public:
+  explicit EventTimer(Gpu &gpu) : gpu(gpu) {}
+  EventTimer(const EventTimer &) = delete;
+  EventTimer &operator=(const EventTimer &) = delete;
+  ~EventTimer() {
+    for (CUevent e : {start, stop})
+      if (e)
+        gpu.d.cuEventDestroy(e);
+  }
+  MaybeFail create() {
+    for (CUevent *e : {&start, &stop})
+      TRY(gpu.check(gpu.d.cuEventCreate(e, CU_EVENT_DEFAULT),
+                    Status::HarnessError, "cuEventCreate"));
+    return std::nullopt;
+  }
+  /// Records the start event, runs `launch`, records the stop event.
+  MaybeFail around(const std::function<MaybeFail()> &launch) {
+    TRY(gpu.check(gpu.d.cuEventRecord(start, gpu.stream), Status::HarnessError,
+                  "cuEventRecord"));
+    TRY(launch());
+    return gpu.check(gpu.d.cuEventRecord(stop, gpu.stream),
+                     Status::HarnessError, "cuEventRecord");
+  }
+  /// Milliseconds between the two events; both must have completed.
+  MaybeFail elapsedMs(float &ms) {
+    return gpu.check(gpu.d.cuEventElapsedTime(&ms, start, stop),
+                     Status::HarnessError, "cuEventElapsedTime");
+  }
+  CUevent stopEvent() const { return stop; }
+
+private:
+  Gpu &gpu;
+  CUevent start = nullptr, stop = nullptr;
+};
+} // namespace
+
 MaybeFail ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
                               const std::function<MaybeFail()> &launch,
                               TimingStats &out) {
   Driver &d = gpu.d;
-  CUevent start, stop;
-  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
-  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
+  EventTimer timer(gpu);
+  TRY(timer.create());
   for (unsigned i = 0; i < timing.warmup; ++i)
     TRY(launch());
   TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "warm-up runs"));
@@ -254,16 +291,11 @@ MaybeFail ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
                                      gpu.flush.bytes / 4, gpu.stream),
                   Status::HarnessError, "flushing L2"));
     ClockReading before = gpu.readClock();
-    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(launch());
-    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
+    TRY(timer.around(launch));
     TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "a timed run"));
     ClockReading after = gpu.readClock();
     float ms = 0;
-    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
-                  "cuEventElapsedTime"));
+    TRY(timer.elapsedMs(ms));
     bool hot = isThrottled(before, after, gpu.maxSmMHz);
     samples.push_back(ms);
     throttled.push_back(hot);
@@ -290,26 +322,17 @@ MaybeFail ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
 
 MaybeFail ptxbench::runtime::bestTime(Gpu &gpu, const std::function<MaybeFail()> &launch,
                    unsigned warmup, unsigned reps, double &bestMs) {
-  Driver &d = gpu.d;
-  CUevent start, stop;
-  TRY(gpu.check(d.cuEventCreate(&start, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
-  TRY(gpu.check(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), Status::HarnessError,
-                "cuEventCreate"));
+  EventTimer timer(gpu);
+  TRY(timer.create());
   for (unsigned i = 0; i < warmup; ++i)
     TRY(launch());
   bestMs = 0;
   for (unsigned i = 0; i < reps; ++i) {
-    TRY(gpu.check(d.cuEventRecord(start, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(launch());
-    TRY(gpu.check(d.cuEventRecord(stop, gpu.stream), Status::HarnessError,
-                  "cuEventRecord"));
-    TRY(gpu.check(d.cuEventSynchronize(stop), Status::HarnessError,
-                  "measuring the speed of light"));
+    TRY(timer.around(launch));
+    TRY(gpu.check(gpu.d.cuEventSynchronize(timer.stopEvent()),
+                  Status::HarnessError, "measuring the speed of light"));
     float ms = 0;
-    TRY(gpu.check(d.cuEventElapsedTime(&ms, start, stop), Status::HarnessError,
-                  "cuEventElapsedTime"));
+    TRY(timer.elapsedMs(ms));
     if (!bestMs || ms < bestMs)
       bestMs = ms;
   }
