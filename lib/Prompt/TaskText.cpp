@@ -334,7 +334,8 @@ std::string prompt::renderFeaturesSection(const Task &task, StringRef arch) {
   for (const std::string &f : it->second) {
     // Alternatives: "`bulk_copy` or `tma`" (the task loader checked them).
     std::vector<std::string> each;
-    for (ptxbench::isa::Family family : *ptxbench::isa::familiesOfRequirement(f))
+    for (ptxbench::isa::Family family :
+         *ptxbench::isa::familiesOfRequirement(f))
       each.push_back("`" + ptxbench::isa::familyName(family).str() + "`");
     quoted.push_back(join(each, " or "));
   }

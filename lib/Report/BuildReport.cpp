@@ -205,8 +205,8 @@ AnalysisReport ptxbench::report::buildReport(ptx::ModuleOp module,
       Verdict best = Verdict::Missing;
       for (isa::Family family : r.families) {
         Verdict v = toVerdict(features.status(kernel, family));
-        if (v == Verdict::Used || (v == Verdict::Unreachable &&
-                                   best == Verdict::Missing))
+        if (v == Verdict::Used ||
+            (v == Verdict::Unreachable && best == Verdict::Missing))
           best = v;
       }
       out.requested.emplace_back(r.name, best);

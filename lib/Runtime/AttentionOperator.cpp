@@ -158,8 +158,7 @@ private:
 
   MaybeFail runBackwardReference() {
     CUdeviceptr pq = ptr(q), pk = ptr(k), pv = ptr(v), po = ptr(o),
-                pdo = ptr(operand("do")), pl = ptr(lse),
-                delta = scratch[1].ptr;
+                pdo = ptr(operand("do")), pl = ptr(lse), delta = scratch[1].ptr;
     CUdeviceptr dq = referenceOf(operand("dq")),
                 dk = referenceOf(operand("dk")),
                 dv = referenceOf(operand("dv"));
@@ -173,13 +172,13 @@ private:
     TRY(launchBuiltin(gpu, fn, l.grid, l.block, l.smem, deltaArgs,
                       "running the backward reference (Delta)"));
     TRY(gpu.builtin("ptxbench_attn_bwd_dq_ref", fn));
-    void *dqArgs[] = {&pq,    &pk, &pv, &pdo,   &pl,
-                      &delta, &dq, &s,  &d, &scale, &causal};
+    void *dqArgs[] = {&pq, &pk, &pv, &pdo,   &pl,    &delta,
+                      &dq, &s,  &d,  &scale, &causal};
     l = attnBwdDqLaunch(bh(), s, d);
     TRY(launchBuiltin(gpu, fn, l.grid, l.block, l.smem, dqArgs,
                       "running the backward reference (dQ)"));
     TRY(gpu.builtin("ptxbench_attn_bwd_dkdv_ref", fn));
-    void *dkdvArgs[] = {&pq, &pk, &pv, &pdo, &pl,     &delta,
+    void *dkdvArgs[] = {&pq, &pk, &pv, &pdo, &pl,    &delta,
                         &dk, &dv, &s,  &d,   &scale, &causal};
     l = attnBwdDkDvLaunch(bh(), s, d);
     return launchBuiltin(gpu, fn, l.grid, l.block, l.smem, dkdvArgs,
@@ -193,6 +192,6 @@ std::unique_ptr<Operator>
 ptxbench::runtime::makeAttentionOperator(Gpu &gpu, const Task &task,
                                          WorkloadTensors &tensors,
                                          const Bindings &params) {
-  return std::make_unique<AttentionOperator>(
-      gpu, task, tensors, params, task.reference == "attention_bwd");
+  return std::make_unique<AttentionOperator>(gpu, task, tensors, params,
+                                             task.reference == "attention_bwd");
 }

@@ -51,8 +51,9 @@ struct LtGemm {
 
 } // namespace
 
-MaybeFail ptxbench::runtime::makeCublasLtGemm(
-    Gpu &gpu, const GemmOperands &g, std::function<MaybeFail()> &launch) {
+MaybeFail
+ptxbench::runtime::makeCublasLtGemm(Gpu &gpu, const GemmOperands &g,
+                                    std::function<MaybeFail()> &launch) {
   if (!gpu.haveLt)
     return Failure{Status::HarnessError, "cuBLASLt: " + gpu.ltError};
   bool fp8 = g.typeA == DType::E4M3 || g.typeB == DType::E4M3;
@@ -110,10 +111,10 @@ MaybeFail ptxbench::runtime::makeCublasLtGemm(
                                          &found) == 0 &&
        found > 0;
   if (!ok)
-    return Failure{Status::HarnessError,
-                   ("cuBLASLt found no algorithm for this " +
-                    dtypeName(g.typeA) + " GEMM")
-                       .str()};
+    return Failure{
+        Status::HarnessError,
+        ("cuBLASLt found no algorithm for this " + dtypeName(g.typeA) + " GEMM")
+            .str()};
   CUdeviceptr ws = gpu.ltWorkspace.ptr, pa = g.a, pb = g.b, pc = g.c;
   Gpu *gp = &gpu;
   launch = [=]() -> MaybeFail {

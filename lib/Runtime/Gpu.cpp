@@ -65,8 +65,7 @@ MaybeFail Gpu::check(CUresult r, Status status, const Twine &what) {
 
 MaybeFail Gpu::alloc(DeviceBuffer &buf, size_t bytes) {
   buf.bytes = bytes;
-  return check(d.cuMemAlloc(&buf.ptr, bytes ? bytes : 16),
-               Status::HarnessError,
+  return check(d.cuMemAlloc(&buf.ptr, bytes ? bytes : 16), Status::HarnessError,
                "allocating " + Twine(bytes) + " bytes of device memory");
 }
 void Gpu::free(DeviceBuffer &buf) {
@@ -100,7 +99,8 @@ MaybeFail Gpu::builtin(StringRef kernel, CUfunction &fn) {
   // The attention references are 10x the rest in PTX and take seconds to
   // compile, so only the workers of attention tasks compile them.
   CUmodule module = builtins;
-  if (kernel.starts_with("ptxbench_attn_") || kernel == "ptxbench_f32_to_bf16") {
+  if (kernel.starts_with("ptxbench_attn_") ||
+      kernel == "ptxbench_f32_to_bf16") {
     if (!attentionBuiltins)
       TRY(loadBuiltins(std::string(builtinKernelsSource) +
                            attentionKernelsSource,
@@ -119,13 +119,13 @@ MaybeFail ptxbench::runtime::launchBuiltin(Gpu &gpu, CUfunction fn,
                                            unsigned smem, void **args,
                                            const Twine &what) {
   if (smem > 48 * 1024)
-    TRY(gpu.check(gpu.d.cuFuncSetAttribute(
-                      fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                      smem),
-                  Status::HarnessError, what));
-  return gpu.check(gpu.d.cuLaunchKernel(fn, grid[0], grid[1], grid[2],
-                                        block[0], block[1], block[2], smem,
-                                        gpu.stream, args, nullptr),
+    TRY(gpu.check(
+        gpu.d.cuFuncSetAttribute(
+            fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+        Status::HarnessError, what));
+  return gpu.check(gpu.d.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0],
+                                        block[1], block[2], smem, gpu.stream,
+                                        args, nullptr),
                    Status::HarnessError, what);
 }
 
@@ -158,8 +158,7 @@ MaybeFail Gpu::init() {
     char bus[64] = {};
     if (d.cuDeviceGetPCIBusId(bus, sizeof(bus), dev) == CUDA_SUCCESS &&
         nvml.nvmlDeviceGetHandleByPciBusId_v2(bus, &nvmlDevice) == 0) {
-      if (nvml.nvmlDeviceGetMaxClockInfo(nvmlDevice, Nvml::clockSM,
-                                         &maxSmMHz))
+      if (nvml.nvmlDeviceGetMaxClockInfo(nvmlDevice, Nvml::clockSM, &maxSmMHz))
         maxSmMHz = 0;
     } else {
       nvmlDevice = nullptr;
@@ -261,9 +260,10 @@ private:
 };
 } // namespace
 
-MaybeFail ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
-                              const std::function<MaybeFail()> &launch,
-                              TimingStats &out) {
+MaybeFail
+ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
+                                const std::function<MaybeFail()> &launch,
+                                TimingStats &out) {
   Driver &d = gpu.d;
   EventTimer timer(gpu);
   TRY(timer.create());
@@ -320,8 +320,10 @@ MaybeFail ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
   return std::nullopt;
 }
 
-MaybeFail ptxbench::runtime::bestTime(Gpu &gpu, const std::function<MaybeFail()> &launch,
-                   unsigned warmup, unsigned reps, double &bestMs) {
+MaybeFail ptxbench::runtime::bestTime(Gpu &gpu,
+                                      const std::function<MaybeFail()> &launch,
+                                      unsigned warmup, unsigned reps,
+                                      double &bestMs) {
   EventTimer timer(gpu);
   TRY(timer.create());
   for (unsigned i = 0; i < warmup; ++i)
@@ -338,4 +340,3 @@ MaybeFail ptxbench::runtime::bestTime(Gpu &gpu, const std::function<MaybeFail()>
   }
   return std::nullopt;
 }
-

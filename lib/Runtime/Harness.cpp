@@ -198,9 +198,9 @@ MaybeFail WorkloadRunner::allocate() {
     TRY(gpu.alloc(bufs.workspaces.back(), w.bytes));
     // zero=once: here, untimed; the kernels keep it zeroed from then on.
     if (w.zero == ZeroFill::Once)
-      TRY(gpu.check(d.cuMemsetD8Async(bufs.workspaces.back().ptr, 0, w.bytes,
-                                      gpu.stream),
-                    Status::HarnessError, "zeroing workspace '" + w.name + "'"));
+      TRY(gpu.check(
+          d.cuMemsetD8Async(bufs.workspaces.back().ptr, 0, w.bytes, gpu.stream),
+          Status::HarnessError, "zeroing workspace '" + w.name + "'"));
   }
   for (const ResolvedTensorMap &m : plan.tensorMaps) {
     const TensorSpec &spec = task.tensors[m.tensor];
@@ -237,8 +237,8 @@ MaybeFail WorkloadRunner::allocate() {
     CUtensorMap map;
     CUresult r = d.cuTensorMapEncodeTiled(
         &map, type, rank,
-        reinterpret_cast<void *>(bufs.tensors.buffers[m.tensor].ptr),
-        dims, strides, box, elemStrides, interleave[int(m.interleave)],
+        reinterpret_cast<void *>(bufs.tensors.buffers[m.tensor].ptr), dims,
+        strides, box, elemStrides, interleave[int(m.interleave)],
         swizzle[int(m.swizzle)], l2[int(m.l2)],
         m.oob == OobFill::Zero
             ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
@@ -258,7 +258,8 @@ MaybeFail WorkloadRunner::allocate() {
 MaybeFail WorkloadRunner::generateInputs(unsigned trial) {
   for (unsigned t = 0; t < task.tensors.size(); ++t) {
     const TensorSpec &spec = task.tensors[t];
-    if (spec.role != Role::Input || spec.dist.kind == Distribution::Kind::Derived)
+    if (spec.role != Role::Input ||
+        spec.dist.kind == Distribution::Kind::Derived)
       continue;
     uint64_t n = bufs.tensors.buffers[t].bytes / dtypeSize(spec.dtype);
     int dtype = int(spec.dtype), dist = int(spec.dist.kind);
@@ -450,12 +451,11 @@ MaybeFail WorkloadRunner::checkOutputs(WorkloadResult &result, StringRef when) {
     return std::nullopt;
   int t = task.tensorIndex(worst->tensor);
   result.status = Status::Incorrect;
-  result.message = ("output '" + worst->tensor + "' " + when +
-                    " failed the '" + worst->stats.failedCheck +
-                    "' check; worst element " +
-                    formatIndex(worst->stats.worstIndex,
-                                bufs.tensors.shapes[t]))
-                       .str();
+  result.message =
+      ("output '" + worst->tensor + "' " + when + " failed the '" +
+       worst->stats.failedCheck + "' check; worst element " +
+       formatIndex(worst->stats.worstIndex, bufs.tensors.shapes[t]))
+          .str();
   return Failure{Status::Incorrect, result.message};
 }
 
@@ -466,9 +466,8 @@ MaybeFail WorkloadRunner::snapshotInputs(std::vector<std::vector<char>> &snap) {
       continue;
     const DeviceBuffer &buf = bufs.tensors.buffers[t];
     snap[t].resize(buf.bytes);
-    TRY(gpu.check(
-        d.cuMemcpyDtoH(snap[t].data(), buf.ptr, snap[t].size()),
-        Status::RuntimeError, "reading inputs"));
+    TRY(gpu.check(d.cuMemcpyDtoH(snap[t].data(), buf.ptr, snap[t].size()),
+                  Status::RuntimeError, "reading inputs"));
   }
   return std::nullopt;
 }

@@ -377,7 +377,8 @@ private:
 
   Error parseWorkspace(ArrayRef<Word> words, const SourceLoc &loc) {
     if (words.size() < 2)
-      return makeError(loc, "expected 'workspace NAME bytes=EXPR [zero|zero=once]'");
+      return makeError(loc,
+                       "expected 'workspace NAME bytes=EXPR [zero|zero=once]'");
     WorkspaceDecl w;
     w.name = words[1].text.str();
     w.loc = loc.withCol(words[1].col);

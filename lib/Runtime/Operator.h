@@ -54,9 +54,7 @@ public:
   const std::vector<CheckedOutput> &referenceOutputs() const {
     return reference;
   }
-  const std::vector<CheckedOutput> &baselineOutputs() const {
-    return baseline;
-  }
+  const std::vector<CheckedOutput> &baselineOutputs() const { return baseline; }
   /// Releases device memory; not done when the context is lost.
   void release();
 
@@ -96,12 +94,10 @@ std::unique_ptr<Operator> makeOperator(Gpu &gpu, const Task &task,
 // Each defined beside its operator.
 std::unique_ptr<Operator> makeGemmOperator(Gpu &, const Task &,
                                            WorkloadTensors &, const Bindings &);
-std::unique_ptr<Operator> makeRmsNormOperator(Gpu &, const Task &,
-                                              WorkloadTensors &,
-                                              const Bindings &);
-std::unique_ptr<Operator> makeAttentionOperator(Gpu &, const Task &,
-                                                WorkloadTensors &,
-                                                const Bindings &);
+std::unique_ptr<Operator>
+makeRmsNormOperator(Gpu &, const Task &, WorkloadTensors &, const Bindings &);
+std::unique_ptr<Operator>
+makeAttentionOperator(Gpu &, const Task &, WorkloadTensors &, const Bindings &);
 
 } // namespace ptxbench::runtime
 

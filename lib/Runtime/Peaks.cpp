@@ -70,8 +70,8 @@ static MaybeFail measureGemmRate(Gpu &gpu, DType dtype, double &tflops) {
     CUfunction init;
     f = gpu.builtin("ptxbench_init", init);
     if (!f)
-      f = gpu.check(d.cuLaunchKernel(init, gpu.smCount * 16, 1, 1, 256, 1, 1,
-                                     0, gpu.stream, args, nullptr),
+      f = gpu.check(d.cuLaunchKernel(init, gpu.smCount * 16, 1, 1, 256, 1, 1, 0,
+                                     gpu.stream, args, nullptr),
                     Status::HarnessError, "generating GEMM inputs");
   }
   std::function<MaybeFail()> gemm;
@@ -151,7 +151,8 @@ Peaks ptxbench::runtime::measurePeaks(Gpu &gpu, bool remeasure) {
   peaks.source = "measured";
   if (path.empty())
     return peaks;
-  std::error_code ec = sys::fs::create_directories(sys::path::parent_path(path));
+  std::error_code ec =
+      sys::fs::create_directories(sys::path::parent_path(path));
   raw_fd_ostream os(path, ec);
   if (ec) {
     peaks.source += " (not cached: " + ec.message() + ")";
@@ -172,4 +173,3 @@ Peaks ptxbench::runtime::measurePeaks(Gpu &gpu, bool remeasure) {
   peaks.source += ", cached in " + path;
   return peaks;
 }
-

@@ -277,9 +277,8 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
   }
   if (!r.baselineVersion.empty())
     o["baseline_version"] = r.baselineVersion;
-  for (auto [key, list] :
-       {std::pair{"checks", &r.outputChecks},
-        std::pair{"baseline_checks", &r.baselineChecks}}) {
+  for (auto [key, list] : {std::pair{"checks", &r.outputChecks},
+                           std::pair{"baseline_checks", &r.baselineChecks}}) {
     if (list->empty())
       continue;
     json::Array a;
@@ -440,14 +439,13 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
   if (readTiming(o->getObject("baseline_time"), t))
     r.baselineTime = t;
   r.baselineVersion = o->getString("baseline_version").value_or("").str();
-  for (auto [key, list] :
-       {std::pair{"checks", &r.outputChecks},
-        std::pair{"baseline_checks", &r.baselineChecks}})
+  for (auto [key, list] : {std::pair{"checks", &r.outputChecks},
+                           std::pair{"baseline_checks", &r.baselineChecks}})
     if (const json::Array *cs = o->getArray(key))
       for (const json::Value &cv : *cs)
         if (const json::Object *c = cv.getAsObject())
-          list->push_back({c->getString("tensor").value_or("").str(),
-                           readCompareStats(c)});
+          list->push_back(
+              {c->getString("tensor").value_or("").str(), readCompareStats(c)});
   return true;
 }
 
@@ -492,9 +490,8 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
     os << ", device " << run.device;
   os << "\n";
   if (run.peakTflops > 0 || run.peakGBps > 0)
-    os << "speed of light: " << formatv("{0:f0}", run.peakTflops)
-       << " TFLOP/s " << run.peakMatrixType << " matrix, "
-       << formatv("{0:f0}", run.peakGBps)
+    os << "speed of light: " << formatv("{0:f0}", run.peakTflops) << " TFLOP/s "
+       << run.peakMatrixType << " matrix, " << formatv("{0:f0}", run.peakGBps)
        << " GB/s copy (" << run.peakSource << ")\n";
   else if (!run.peakSource.empty())
     os << "speed of light: unknown (" << run.peakSource << ")\n";
@@ -537,8 +534,8 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
     if (r.baselineTime) {
       // Which library ran, and whether its own outputs agree with the
       // reference (a check of both).
-      os << "    baseline: " << (r.baselineVersion.empty() ? run.baseline
-                                                           : r.baselineVersion);
+      os << "    baseline: "
+         << (r.baselineVersion.empty() ? run.baseline : r.baselineVersion);
       if (!r.baselineChecks.empty()) {
         os << "; against the reference:";
         for (const NamedCheck &c : r.baselineChecks)

@@ -288,9 +288,8 @@ Expected<Task> TaskReader::read(const json::Value &root) {
       return dt.takeError();
     auto dtype = parseDType(*dt);
     if (!dtype)
-      return fail(path + ".dtype",
-                  "unknown dtype \"" + *dt +
-                      "\" (known: bf16, f16, f32, i32, e4m3)");
+      return fail(path + ".dtype", "unknown dtype \"" + *dt +
+                                       "\" (known: bf16, f16, f32, i32, e4m3)");
     spec.dtype = *dtype;
     const json::Array *shape = (*t)->getArray("shape");
     if (!shape || shape->empty())
@@ -570,16 +569,16 @@ Expected<Task> TaskReader::read(const json::Value &root) {
   return task;
 }
 
-Error TaskReader::readOperands(const json::Object &o,
-                               const ReferenceSpec &spec, Task &task) {
+Error TaskReader::readOperands(const json::Object &o, const ReferenceSpec &spec,
+                               Task &task) {
   const json::Object *ops = o.getObject("operands");
   std::vector<StringRef> keys;
   for (const OperandSpec &t : spec.tensors)
     keys.push_back(t.key);
   if (!ops)
-    return fail("operands", "expected an object naming the " +
-                                StringRef(spec.name) + " reference's tensors (" +
-                                join(keys, ", ") + ")");
+    return fail("operands",
+                "expected an object naming the " + StringRef(spec.name) +
+                    " reference's tensors (" + join(keys, ", ") + ")");
   keys.insert(keys.end(), spec.options.begin(), spec.options.end());
   if (Error err = unknownKeys(*ops, "operands", keys))
     return err;
@@ -596,11 +595,10 @@ Error TaskReader::readOperands(const json::Object &o,
       return fail("operands." + role, "unknown tensor \"" + *s + "\"");
     const TensorSpec &tensor = task.tensors[t];
     if (tensor.shape.size() != op.rank)
-      return fail("operands." + role, "the " + StringRef(spec.name) +
-                                          " reference wants rank " +
-                                          Twine(op.rank) + " for \"" + role +
-                                          "\", tensor \"" + *s + "\" has " +
-                                          Twine(tensor.shape.size()));
+      return fail("operands." + role,
+                  "the " + StringRef(spec.name) + " reference wants rank " +
+                      Twine(op.rank) + " for \"" + role + "\", tensor \"" + *s +
+                      "\" has " + Twine(tensor.shape.size()));
     if (tensor.role != op.role)
       return fail("operands." + role,
                   "tensor \"" + *s + "\" has the wrong role (" +
@@ -634,11 +632,10 @@ Error TaskReader::readOperands(const json::Object &o,
     if (!bLayout)
       return bLayout.takeError();
     if (*bLayout != "kn" && *bLayout != "nk")
-      return fail("operands.b_layout",
-                  "expected \"kn\" (B is [K, N], C = A*B) "
-                  "or \"nk\" (B is [N, K], C = A*B^T), "
-                  "got \"" +
-                      *bLayout + "\"");
+      return fail("operands.b_layout", "expected \"kn\" (B is [K, N], C = A*B) "
+                                       "or \"nk\" (B is [N, K], C = A*B^T), "
+                                       "got \"" +
+                                           *bLayout + "\"");
     task.bTransposed = *bLayout == "nk";
     for (StringRef scale : {"scale_a", "scale_b"}) {
       auto it = task.operands.find(scale);

@@ -358,26 +358,28 @@ TEST(TaskTest, AttentionBackwardReference) {
             "task.json: operands: output \"extra\" is not one of the "
             "attention_bwd reference's outputs, so it could not be checked");
   // Only O and LSE are derivable.
-  EXPECT_EQ(errorAfter(attentionBwdTask,
-                       [](llvm::json::Object &o) {
-                         tensorAt(o, 4)["init"] =
-                             llvm::json::Object{{"dist", "derived"}};
-                       }),
-            "task.json: operands.do: tensor \"dO\" is \"derived\", but the "
-            "attention_bwd reference does not compute it");
+  EXPECT_EQ(
+      errorAfter(
+          attentionBwdTask,
+          [](llvm::json::Object &o) {
+            tensorAt(o, 4)["init"] = llvm::json::Object{{"dist", "derived"}};
+          }),
+      "task.json: operands.do: tensor \"dO\" is \"derived\", but the "
+      "attention_bwd reference does not compute it");
   EXPECT_EQ(errorAfter(attentionBwdTask,
                        [](llvm::json::Object &o) {
                          (*o.getObject("operands"))["causal"] = "MASK";
                        }),
             "task.json: operands.causal: expected the name of the parameter "
             "that is 1 for a causal mask, got \"MASK\"");
-  EXPECT_EQ(errorAfter(attentionBwdTask,
-                       [](llvm::json::Object &o) {
-                         tensorAt(o, 5)["shape"] =
-                             llvm::json::Array{"B", "H", "S", "D"};
-                       }),
-            "task.json: operands.lse: the attention_bwd reference wants rank "
-            "3 for \"lse\", tensor \"LSE\" has 4");
+  EXPECT_EQ(
+      errorAfter(
+          attentionBwdTask,
+          [](llvm::json::Object &o) {
+            tensorAt(o, 5)["shape"] = llvm::json::Array{"B", "H", "S", "D"};
+          }),
+      "task.json: operands.lse: the attention_bwd reference wants rank "
+      "3 for \"lse\", tensor \"LSE\" has 4");
   EXPECT_EQ(errorAfter(attentionBwdTask,
                        [](llvm::json::Object &o) {
                          o["baseline"] = "cudnn_sdpa_fwd";
