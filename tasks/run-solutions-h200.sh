@@ -22,8 +22,7 @@ PTXBENCH=${1:-build/bin/ptxbench}
 TASKS=${2:-$(dirname "$0")}
 OUT=${OUT:-/tmp/ptxbench-solutions}
 mkdir -p "$OUT/runs"
-cudnn_libs=$(python3 "$(dirname "$0")/../utils/cuda-lib-path.py" 2>/dev/null)
-[ -n "$cudnn_libs" ] && export LD_LIBRARY_PATH="$cudnn_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$(python3 "$(dirname "$0")/../utils/cuda-lib-path.py" 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader 2>&1

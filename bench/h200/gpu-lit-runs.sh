@@ -36,8 +36,7 @@ if [ "${1:-}" = --check ]; then
 fi
 PTXBENCH=$(realpath "$1"); shift
 OUT=${OUT:-/tmp/ptxbench-gpu-lit}; mkdir -p "$OUT/lit"
-libs=$(python3 utils/cuda-lib-path.py 2>/dev/null)
-[ -n "$libs" ] && export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$(python3 utils/cuda-lib-path.py 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
 for t in "$@"; do
   n=0
   while read -r line; do

@@ -11,8 +11,7 @@ cd "$(dirname "$0")/../../.."
 PTXBENCH=$(realpath "$1"); shift
 OUT=${OUT:-/tmp/ptxbench-variants}
 mkdir -p "$OUT/variants"
-libs=$(python3 utils/cuda-lib-path.py 2>/dev/null)
-[ -n "$libs" ] && export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$(python3 utils/cuda-lib-path.py 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
 for spec in "$@"; do
   task=${spec%%:*}; file=${spec#*:}
   label="$task--$(basename "$file" .cu)"
