@@ -5,19 +5,22 @@
 # prints one line per workload: status, ms, library ms, ratio.
 #
 #   OUT=... bench/h200/issue7/run-variants.sh PTXBENCH TASK:FILE [TASK:FILE...]
-# The JSON of every run is packed into $OUT/variants.tgz.
+# The JSON of every run is packed into $OUT/variants.tgz, after every TASK:FILE,
+# so a run cut short by a timeout still brings back what it finished.
 set -u
 cd "$(dirname "$0")/../../.."
 PTXBENCH=$(realpath "$1"); shift
 OUT=${OUT:-/tmp/ptxbench-variants}
-mkdir -p "$OUT/variants"
+# Results gather outside $OUT (only 8 files come back from it) and are packed after each run.
+WORK=$(mktemp -d)
+mkdir -p "$OUT" "$WORK/variants"
 export LD_LIBRARY_PATH="$(python3 utils/cuda-lib-path.py 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
 for spec in "$@"; do
   task=${spec%%:*}; file=${spec#*:}
   label="$task--$(basename "$file" .cu)"
   "$PTXBENCH" run --task "tasks/$task" --solution "$file" --shapes "${SHAPES:-all}" --timeout 60 \
-    --json "$OUT/variants/$label.json" > "$OUT/variants/$label.txt" 2>&1
-  python3 - "$OUT/variants/$label.json" "$label" <<'PY'
+    --json "$WORK/variants/$label.json" > "$WORK/variants/$label.txt" 2>&1
+  python3 - "$WORK/variants/$label.json" "$label" <<'PY'
 import json, os, sys
 path, label = sys.argv[1], sys.argv[2]
 if not os.path.exists(path):
@@ -34,5 +37,6 @@ for w in r["workloads"]:
         s += "  " + w.get("message", "")[:140]
     print(s, flush=True)
 PY
+  tar czf "$OUT/variants.tgz" -C "$WORK" variants
 done
-tar czf "$OUT/variants.tgz" -C "$OUT" variants && rm -rf "$OUT/variants"
+rm -rf "$WORK"
