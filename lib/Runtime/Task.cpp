@@ -703,9 +703,16 @@ ptxbench::runtime::selectWorkloads(const Task &task, StringRef which) {
     out.insert(out.end(), task.dev.begin(), task.dev.end());
   if (which == "heldout" || which == "all")
     out.insert(out.end(), task.heldout.begin(), task.heldout.end());
-  if (which != "dev" && which != "heldout" && which != "all")
-    return createStringError(inconvertibleErrorCode(),
-                             "unknown shape selection '" + which +
-                                 "' (expected dev, heldout or all)");
-  return out;
+  if (which == "dev" || which == "heldout" || which == "all")
+    return out;
+  // One workload by name (to profile or re-run it alone).
+  for (const std::vector<Workload> *split : {&task.dev, &task.heldout})
+    for (const Workload &w : *split)
+      if (w.name == which)
+        return std::vector<Workload>{w};
+  return createStringError(inconvertibleErrorCode(),
+                           "unknown shape selection '" + which +
+                               "' (expected dev, heldout, all or a workload "
+                               "name of task " +
+                               task.name + ")");
 }

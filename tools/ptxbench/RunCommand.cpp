@@ -1,7 +1,7 @@
 //===- RunCommand.cpp - ptxbench run --------------------------------------===//
 //
-// `ptxbench run --task tasks/<name> --solution FILE [--shapes dev|heldout|all]
-// [--json out.json]` checks the submission's launch plan against the task
+// `ptxbench run --task tasks/<name> --solution FILE
+// [--shapes dev|heldout|all|WORKLOAD] [--json out.json]` checks the submission's launch plan against the task
 // (no GPU needed), then runs it in supervised worker processes: compile,
 // check against the reference, time against the baseline library. Prints a
 // readable summary and optionally writes the same as JSON.
@@ -56,7 +56,7 @@ cl::opt<std::string> runSolution("solution",
                                  cl::value_desc("file"), cl::Required,
                                  cl::sub(runCmd));
 cl::opt<std::string> runShapes("shapes",
-                               cl::desc("Workloads: dev, heldout or all"),
+                               cl::desc("Workloads: dev, heldout, all or one workload's name"),
                                cl::init("dev"), cl::sub(runCmd));
 cl::opt<std::string> runJson("json", cl::desc("Also write the result as JSON"),
                              cl::value_desc("file"), cl::sub(runCmd));

@@ -94,9 +94,15 @@ TEST(TaskTest, LoadsEverything) {
   auto all = selectWorkloads(*t, "all");
   ASSERT_TRUE(!!all);
   EXPECT_EQ(all->size(), 3u);
+  auto one = selectWorkloads(*t, "square");
+  ASSERT_TRUE(!!one);
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].params.lookup("M"), 1024);
   auto bad = selectWorkloads(*t, "some");
   EXPECT_EQ(llvm::toString(bad.takeError()),
-            "unknown shape selection 'some' (expected dev, heldout or all)");
+            "unknown shape selection 'some' (expected dev, heldout, all or a "
+            "workload name of task " +
+                t->name + ")");
 }
 
 TEST(TaskTest, SyntaxError) {

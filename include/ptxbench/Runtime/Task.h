@@ -109,7 +109,8 @@ llvm::Expected<Task> loadTask(llvm::StringRef path);
 /// Parses task JSON text; `fileName` names it in errors.
 llvm::Expected<Task> parseTask(llvm::StringRef text, llvm::StringRef fileName);
 
-/// The workloads of a selection: "dev", "heldout" or "all".
+/// The workloads of a selection: "dev", "heldout", "all" or one workload's
+/// name.
 llvm::Expected<std::vector<Workload>> selectWorkloads(const Task &task,
                                                       llvm::StringRef which);
 

@@ -9,7 +9,8 @@
 # their text are packed into $OUT/profiles.tgz. SOURCE=1 adds PC sampling
 # (the SourceCounters section) and writes the per-SASS-instruction stall
 # samples of each kernel to LABEL.sass.csv; every report's raw warp-stall
-# metrics go to LABEL.stalls.txt.
+# metrics go to LABEL.stalls.txt. SHAPES (default dev) picks the workloads, as
+# `ptxbench run --shapes` does: dev, heldout, all or one workload's name.
 set -u
 cd "$(dirname "$0")/../../../.."
 PTXBENCH=$(realpath "$1"); shift
@@ -52,7 +53,7 @@ for spec in "$@"; do
     --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy --metrics "$METRICS" \
     "${ncu_extra[@]}" \
     -f -o "$OUT/profiles/$label" \
-    "$PTXBENCH" run --task "tasks/$task" --solution "$file" --shapes dev --timeout 300 \
+    "$PTXBENCH" run --task "tasks/$task" --solution "$file" --shapes "${SHAPES:-dev}" --timeout 300 \
       --no-feature-counts "${extra[@]}" > "$OUT/profiles/$label.log" 2>&1
   echo "$label: exit $?"
   [ -f "$OUT/profiles/$label.ncu-rep" ] &&
