@@ -1,8 +1,7 @@
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in, fp32 accumulate, bf16 out, on Hopper's own path. The
-// expert of the gemm_bf16_n*_k* tasks: issue 7's round-4 variant v12
-// (bench/h200/issue7/round4/gemm_bf16_store/), 0.94-1.02 of cuBLASLt on the H200 on all 15
-// workloads (docs/perf.md; measured with the per-launch zeroing of `flags` untimed, which the
-// harness times: a few microseconds, visible only at M = 1024).
+// expert of the gemm_bf16_n*_k* tasks: issue 7's round-5 variant v14
+// (bench/h200/issue7/round5/gemm_bf16/), 0.94-1.02 of cuBLASLt on the H200 on all 15 workloads
+// and 0.995-1.02 on the 9 with M >= 4096 (docs/perf.md).
 //
 // Structure: persistent, warp-specialized. Warpgroup 0 is the producer (setmaxnreg.dec; one
 // elected thread issues TMA loads of 128x64 A and 256x64 B boxes, 128B swizzle, into a 4-stage
@@ -47,8 +46,15 @@
 // CTAs are resident at once (one per SM, 193 KiB of shared memory each). If %nsmid says fewer
 // SMs than G, the kernel keeps the round-robin schedule. Stream-K is used only when the last round
 // is at most 85% full (rem*20 <= G*17): above that the fix-up (~5 us per CTA) costs about what the
-// idle SMs lose. `flags` must be zero at launch (the plan zeroes it); `partials` needs no
-// initialisation (a slot is always written before its flag is raised).
+// idle SMs lose. `flags` is a zero=once workspace (cleared once when the harness allocates it) and
+// the kernel leaves it zeroed: a head warpgroup, once all its 128 threads have seen and consumed
+// their contributors' flags (named barrier: a reset before that would leave late threads
+// spinning), has one thread store 0 back into each of them; every raised flag has exactly one
+// head. `partials` needs no initialisation (a slot is always written before its flag is raised).
+// The consumer's next stream-K unit is made provably warp-uniform (a warp vote on it, lane-0
+// broadcasts of its bounds): left as plain integer divisions, ptxas treated the unit loop as
+// divergent and moved the stage index and descriptors out of the uniform registers (134 R2UR in
+// the kernel against 91 now, 48 against 4 around the mainloop's wgmmas).
 // Schedule model (coverage, contributors, deadlock freedom, L2 traffic, predicted time):
 // bench/h200/issue7/round4/gemm_bf16/schedule_model.py (written for the stream-K variant v8 there).
 //
@@ -58,7 +64,7 @@
 // @ptxbench tensormap tmB tensor=B box=(256, 64) swizzle=128B
 // @ptxbench tensormap tmC tensor=C box=(64, 64) swizzle=128B
 // @ptxbench workspace partials bytes=132*128*256*4
-// @ptxbench workspace flags bytes=132*2*4 zero
+// @ptxbench workspace flags bytes=132*2*4 zero=once
 #include <cuda_bf16.h>
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
@@ -417,7 +423,12 @@ gemm_wgmma_tma_ws_sk(const __grid_constant__ TensorMap tmA,
     d[i] = 0.f;
   Work work = make_work(tiles, kTiles);
   int it = 0, tile, k0, k1;
-  while (next_unit(work, tile, k0, k1)) {
+  for (;;) {
+    // Warp-uniform for ptxas (they are: all from blockIdx and the parameters), see the header.
+    if (!__all_sync(0xffffffffu, next_unit(work, tile, k0, k1)))
+      break;
+    k0 = __shfl_sync(0xffffffffu, k0, 0);
+    k1 = __shfl_sync(0xffffffffu, k1, 0);
     int mt, nt;
     tile_coords(tile, tiles_m, tiles_n, mt, nt);
     const int m0 = mt * BM, n0 = nt * BN;
@@ -462,7 +473,9 @@ gemm_wgmma_tma_ws_sk(const __grid_constant__ TensorMap tmA,
       // [k1, kTiles) first thing in their stream-K ranges, up to the one whose range reaches the
       // tile's end; wait for each one's slot and add it.
       const uint32_t tile_end = (uint32_t)(tile - work.dp_end + 1) * (uint32_t)kTiles;
+      uint32_t q_last = blockIdx.x;
       for (uint32_t q = blockIdx.x + 1; q < gridDim.x; ++q) {
+        q_last = q;
         const uint32_t *flag = flags + q * 2 + cw;
         while (ld_acquire_gpu(flag) == 0) {
         }
@@ -478,6 +491,12 @@ gemm_wgmma_tma_ws_sk(const __grid_constant__ TensorMap tmA,
         if (sk_end(work, q) >= tile_end)
           break;
       }
+      // Every thread of the warpgroup has seen its contributors' flags: reset them for the next
+      // launch (zero=once workspace).
+      asm volatile("bar.sync %0, 128;" ::"r"(1 + cw) : "memory");
+      if (tid % 128 == 0)
+        for (uint32_t q = blockIdx.x + 1; q <= q_last; ++q)
+          asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" ::"l"(flags + q * 2 + cw) : "memory");
     }
     // Epilogue through shared memory and TMA, two halves of 128 columns (header). Accumulator
     // layout: d[i] is row 16w + l/4 + 8*((i>>1)&1), column 8*(i>>2) + 2*(l%4) + (i&1) of this

@@ -1,8 +1,41 @@
-// Attention forward with the log-sum-exp: the expert of the mha_fwd corpus, issue 7's round-4
-// variant v8 (bench/h200/issue7/round4/mha_fwd/), promoted after it PASSED all 20 workloads of the
-// four mha_fwd tasks on the H200: d128 0.82-1.04 of cuDNN's fused SDPA, causal 0.74-1.00, d64
-// 0.85-1.06, d256 0.69-0.82 (docs/perf.md). The simpler non-persistent kernel it grew from is
-// wgmma_tma.cu beside it; the previous expert is bench/h200/issue7/mha_fwd/v5_dynamic_l2sections.cu.
+// Attention forward with the log-sum-exp: the expert of the mha_fwd corpus, issue 7's round-5
+// variant v12 (bench/h200/issue7/round5/mha_fwd/) with smaller causal L2 sections (round 5b,
+// bench/h200/issue7/round5/mha_fwd_l2/v13_l2_16mib.cu, the same code). v12 PASSED all 20
+// workloads of the four mha_fwd tasks on the H200 and the 16 MiB sections all five causal ones:
+// d128 0.90-1.06 of cuDNN's fused SDPA, causal 0.91-1.01 (1.10 at B2 S8192 in a run where cuDNN
+// was 8% slower than in the runs beside it), d64 0.93-1.05, d256 0.70-0.86 (docs/perf.md). The
+// simpler non-persistent kernel it grew from is wgmma_tma.cu beside it; the previous expert is
+// round 4's v8 (bench/h200/issue7/round4/mha_fwd/v8_fold_scale_desc.cu).
+//
+// Round 5 on top of v8, each change marked "v12" where it is made. Short sequences were furthest
+// from cuDNN (v8: d128 B32 S512 0.82, causal 0.74): fitting v8's times per item as a + b * n_tiles
+// gave a per-item cost of ~2.4 K/V tiles' time on top of the tiles, against ~1.1 for cuDNN. In v8
+// each warpgroup took n + 1 ping-pong turns per item of n tiles (Q K^T(0) | Q K^T(1) + P V(0) |
+// ... | P V(n-1)); the first and last turns each carry half a tile of tensor work but a whole
+// turn of latency (the first softmax; the last P V's wait, the O stores and the item switch).
+//  - D <= 128 (ping-pong): the last turn of an item is also the first of the next. Q K^T(0) of
+//    item i+1 is issued together with P V(n-1) of item i, item i+1's first softmax runs while
+//    that P V is on the tensor cores, and item i's O is stored after it, where a steady step
+//    rescales O (consume_pipelined()). n turns per item, plus one at the start and one at the end.
+//  - For that, Q comes in two 64-row halves, one per consumer warpgroup, each on its own
+//    barriers qfull[c] / qempty[c] and with its own item slot: half c of the next item is loaded
+//    as soon as warpgroup c has done its last Q K^T of the current one (v8 waited for both
+//    warpgroups and then loaded all 128 rows). The producer issues the next item's first K/V tile
+//    before its Q halves (produce()).
+//    The turn that ends an item is an ordinary pipeline step: m = -inf and l = 0 before the next
+//    item's first softmax make corr = 0, and the step's rescale zeroes O after the store, so O's
+//    data flow is v8's (zeroing it with moves in a separate block made ptxas serialize, C7513).
+//  - The producer writes the decoded item (q0, h, b, n_tiles) into the slots, so the consumers
+//    spend no integer divisions at the item switch; LSE is stored before the last P V and 1/l
+//    waits in 512 bytes of static shared memory for the O store (fewer live registers there).
+//  - A Q half wholly past S (ragged S) is loaded from row S - 1: its rows are never stored but
+//    must be finite, since NaN * 0 would carry into the next item's O.
+//  - D = 256 (no ping-pong, O is 128 registers) keeps v8's per-item pipeline, with the new Q
+//    halves and slots.
+//  - Causal L2 sections of 16 MiB of K + V instead of v5's 32 MiB (L2_SECTION_BYTES): Nsight
+//    Compute at causal B32 S512 showed 781 MB read from DRAM against cuDNN's 604 MB (Q + K + V
+//    once); with 8 MiB sections they were 608 MB (16 MiB not profiled). 16 MiB gained 2-4% at
+//    S <= 1024 and kept long S; 8 MiB lost 4% at S8192 (2 heads per section).
 //
 // Round 4 (v8) on top of v5, each change marked "v8" where it is made: fewer instructions per K/V
 // tile in the consumers' steady-state loop (Nsight Compute: v5 issued at cuDNN's rate but executed
@@ -41,11 +74,12 @@
 // of a head comes B*H items later, after far more K/V than the 50 MB L2 holds: nearly all K/V
 // would stream from HBM (schedule_model.py: 72-100%; at 128 FLOP per byte for BM = 128, about
 // the H200's compute/bandwidth balance, the kernel would turn memory bound). Here the heads are cut
-// into sections of G consecutive heads whose K and V fit in 32 MiB (G = 32 MiB / (S * D * 4 bytes),
-// at least 1, at most B*H); sections run one after the other, and inside a section the order is
-// v4's (longest tile of each of its G heads first). So the CTAs in flight share the K/V of G heads
-// in L2, each section's short items fill the gaps left by its long ones, and the grid's tail is
-// still made of one-tile items. Non-causal order is v4's (head-major), unchanged.
+// into sections of G consecutive heads whose K and V fit in 32 MiB (16 MiB since round 5; G =
+// 32 MiB / (S * D * 4 bytes), at least 1, at most B*H); sections run one after the other, and
+// inside a section the order is v4's (longest tile of each of its G heads first). So the CTAs in
+// flight share the K/V of G heads in L2, each section's short items fill the gaps left by its long
+// ones, and the grid's tail is still made of one-tile items. Non-causal order is v4's
+// (head-major), unchanged.
 //
 // What v1 changed against wgmma_tma.cu, and why. wgmma_tma.cu launches one CTA per (128 query rows,
 // h, b) at one CTA per SM; with S = 512 or 1024 a CTA has only 4 or 8 KV tiles, so its serial parts
@@ -87,7 +121,7 @@
 //
 // @ptxbench kernel mha_fwd_wgmma_tma grid=(min(132, ceildiv(S, 128)*H*B)) block=384 smem=256*D+(12-4*(D/256))*min(128*D, 16384)+1024
 // @ptxbench   args tmQ, tmK, tmV, O, LSE, B, H, S, D, CAUSAL, tiles
-// @ptxbench tensormap tmQ tensor=Q box=(1, 1, 128, 64) swizzle=128B
+// @ptxbench tensormap tmQ tensor=Q box=(1, 1, 64, 64) swizzle=128B
 // @ptxbench tensormap tmK tensor=K box=(1, 1, min(128, 16384/D), 64) swizzle=128B
 // @ptxbench tensormap tmV tensor=V box=(1, 1, min(128, 16384/D), 64) swizzle=128B
 // @ptxbench workspace tiles bytes=4 zero
@@ -429,7 +463,7 @@ __device__ __forceinline__ void pv_wgmma(float (&o)[D / 2], const uint32_t (&p)[
 
 // ---------------------------------------------------------------------------------------------
 // Dynamic schedule. A work item is (query tile, h, b), numbered
-//  - causal: in sections of G consecutive heads bh = b * H + h (G heads' K and V fit in 32 MiB of
+//  - causal: in sections of G consecutive heads bh = b * H + h (G heads' K and V fit in 16 MiB of
 //    L2): section sec holds heads [sec * G, sec * G + hs), hs = min(G, B*H - sec * G), and its
 //    item sec * G * n_qt + rank * hs + (bh - sec * G) is query tile n_qt - 1 - rank of head bh:
 //    inside a section, every head's longest tile first, the one-tile items last;
@@ -440,7 +474,7 @@ struct Item {
   int q0, h, b, n_tiles;
 };
 
-#define L2_SECTION_BYTES (32u << 20) // K + V bytes of one causal section's heads
+#define L2_SECTION_BYTES (16u << 20) // K + V bytes of one causal section's heads
 
 template <int D>
 __device__ __forceinline__ Item item_of(int i, int B, int H, int S, bool causal) {
@@ -449,7 +483,7 @@ __device__ __forceinline__ Item item_of(int i, int B, int H, int S, bool causal)
   int bh, q_tile;
   if (causal) {
     const int n_bh = B * H;
-    // g = 32 MiB / (S * 4D bytes of K and V per head), divided in two steps so nothing overflows.
+    // g = 16 MiB / (S * 4D bytes of K and V per head), divided in two steps so nothing overflows.
     const int g = min(n_bh, max(1, (int)(L2_SECTION_BYTES / (4 * D) / (uint32_t)S)));
     const int sec = i / (g * n_qt), r = i - sec * (g * n_qt); // all earlier sections are full
     const int hs = min(g, n_bh - sec * g);                      // heads in this section
@@ -476,54 +510,92 @@ template <int D> __device__ __forceinline__ uint32_t ring_parity(uint32_t k) {
   return (k / Tiles<D>::NST) & 1u;
 }
 
+
 // ---------------------------------------------------------------------------------------------
 // Producer: one elected thread of warpgroup 0, for all of this CTA's items.
 //
-// Q has one buffer: Q of the next item is loaded once both consumer warpgroups have arrived on
-// qempty, which they do right after their last Q K^T of the current item completes, so the load
-// overlaps the last P V, the O stores and the ring's next K/V tiles. The K/V ring runs on without
-// a break between items.
+// v12: Q in two 64-row halves, one per consumer warpgroup, each on its own barriers: qfull[c]
+// (1 arrival + the half's bytes) and qempty[c] (128 arrivals, warpgroup c's threads right after
+// their last Q K^T of an item completed). Half c of the next item's Q is loaded as soon as
+// warpgroup c is done with its half, without waiting for the other warpgroup (v8 waited for both).
+// Per item the order is: first K/V tile, Q half 0, Q half 1, the other K/V tiles. The first tile's
+// stage was last used NST tiles earlier and is free long before the Q halves are, and the
+// consumers need that tile together with their Q half at the turn that starts the item (see
+// consume_pipelined()); the later tiles wait for stages the current item still reads.
 //
-// Hand-off of the item number (v4). The slot in shared memory holds the number of the item whose
-// Q the current phase of qbar delivers. The producer writes it after qempty completed (both
-// consumer warpgroups have read the previous number: each thread reads it before it arrives on
-// qempty) and before its arrive on qbar (release; the consumers' wait on qbar acquires), so a
-// consumer that sees phase n of qbar complete reads item n. No more work: the producer writes a
-// number >= n_items and arrives on qbar without a transaction (the phase completes at once); both
-// consumer warpgroups see that same number in the same phase and leave, with every qempty and
-// empty[] phase they started complete (see consume()).
+// Hand-off, per warpgroup (v4's protocol with one slot per warpgroup): slot[c] holds the item
+// (q0, h, b, n_tiles, decoded here so the consumers spend no integer divisions between items)
+// whose Q half the current phase of qfull[c] delivers. It is written after phase n - 1 of
+// qempty[c] completed (every thread of warpgroup c read the previous contents before arriving)
+// and before the arrive on qfull[c] (release; the consumers' wait on qfull[c] acquires). No more
+// work: n_tiles = 0 and an arrive without a transaction, in both slots in the same phase, so
+// both warpgroups leave after the same item (see consume()).
+template <int D>
+__device__ __forceinline__ void load_q_half(uint32_t dst, const TensorMap *map, int s0, int h,
+                                            int b, uint32_t bar) {
+  // Column block cb of half c lands at base + cb * (BM * 128) + c * (64 * 128): the bytes a
+  // 128-row box puts there, since the half's offset is a multiple of 1024 and the 128B swizzle
+  // depends only on the address bits 4-9. Not unrolled, as in tma_load_tile.
+#pragma unroll 1
+  for (int cb = 0; cb < D / 64; ++cb)
+    tma_load_box(dst + cb * (BM * 128), map, cb * 64, s0, h, b, bar);
+}
+
 template <int D>
 __device__ __forceinline__ void produce(const TensorMap *tmQ, const TensorMap *tmK,
-                                        const TensorMap *tmV, uint32_t base, uint32_t qbar,
+                                        const TensorMap *tmV, uint32_t base, uint32_t qfull,
                                         uint32_t qempty, uint32_t fullk, uint32_t fullv,
-                                        uint32_t empty, volatile int *slot, unsigned *tiles, int B,
-                                        int H, int S, bool causal, int n_items) {
+                                        uint32_t empty, volatile int (*slot)[4], unsigned *tiles,
+                                        int B, int H, int S, bool causal, int n_items) {
   using T = Tiles<D>;
-  uint32_t k = 0; // K/V tiles issued so far
-  uint32_t n = 0; // items started so far
+  uint32_t k = 0;     // K/V tiles issued so far
   int i = blockIdx.x; // gridDim.x <= n_items, so every CTA has a first item
-  for (;; ++n) {
-    // Parity (n & 1) ^ 1 passes at once for the first item.
-    mbar_wait(qempty, (n & 1u) ^ 1u);
-    *slot = i;
-    if (i >= n_items) {
-      mbar_arrive(qbar); // "no more work": phase n completes without a load
-      break;
+  for (uint32_t n = 0;; ++n) {
+    const bool more = i < n_items;
+    Item it = {0, 0, 0, 0}; // n_tiles = 0: "no more work"
+    int next = 0;
+    if (more) {
+      // Claim the next item now; its number is needed only after this item's loads are issued.
+      next = (int)gridDim.x + (int)atomicAdd(tiles, 1u);
+      it = item_of<D>(i, B, H, S, causal);
     }
-    // Claim the next item now; its number is needed only after this item's loads are issued.
-    const int next = (int)gridDim.x + (int)atomicAdd(tiles, 1u);
-    const Item it = item_of<D>(i, B, H, S, causal);
-    mbar_expect_tx(qbar, T::Q_BYTES);
-    tma_load_tile<D, BM>(base, tmQ, it.q0, it.h, it.b, qbar);
-    for (int j = 0; j < it.n_tiles; ++j, ++k) {
-      const uint32_t st = ring_stage<D>(k);
-      mbar_wait(empty + 8 * st, ring_parity<D>(k) ^ 1u);
+    auto load_kv = [&](int j) {
+      const uint32_t kj = k + j, st = ring_stage<D>(kj);
+      mbar_wait(empty + 8 * st, ring_parity<D>(kj) ^ 1u);
       const uint32_t sK = base + T::Q_BYTES + st * T::STAGE_BYTES, sV = sK + T::KV_BYTES;
       mbar_expect_tx(fullk + 8 * st, T::KV_BYTES);
       tma_load_tile<D, T::BN>(sK, tmK, j * T::BN, it.h, it.b, fullk + 8 * st);
       mbar_expect_tx(fullv + 8 * st, T::KV_BYTES);
       tma_load_tile<D, T::BN>(sV, tmV, j * T::BN, it.h, it.b, fullv + 8 * st);
+    };
+    if (more)
+      load_kv(0);
+#pragma unroll 1
+    for (int c = 0; c < 2; ++c) {
+      // Parity (n & 1) ^ 1 passes at once for the first item.
+      mbar_wait(qempty + 8 * c, (n & 1u) ^ 1u);
+      slot[c][0] = it.q0;
+      slot[c][1] = it.h;
+      slot[c][2] = it.b;
+      slot[c][3] = it.n_tiles;
+      if (!more) {
+        mbar_arrive(qfull + 8 * c); // phase n completes without a load
+        continue;
+      }
+      // A half wholly past S (ragged S, last query tile) is still loaded, from row S - 1 on: its
+      // rows are never stored, but they must hold finite values. v12 zeroes O between items by
+      // the rescale o *= corr with corr = 0 (consume_pipelined()), which a NaN from stale or
+      // never-written shared memory would survive. Starting at S - 1 keeps v8's rule that a
+      // box's first row is < S (at most partly out of bounds, the rest zero-filled).
+      mbar_expect_tx(qfull + 8 * c, T::Q_BYTES / 2);
+      load_q_half<D>(base + c * (64 * 128), tmQ, min(it.q0 + 64 * c, S - 1), it.h, it.b,
+                     qfull + 8 * c);
     }
+    if (!more)
+      break;
+    for (int j = 1; j < it.n_tiles; ++j)
+      load_kv(j);
+    k += it.n_tiles;
     i = next;
   }
 }
@@ -615,18 +687,274 @@ template <int D> __device__ __forceinline__ void turn_pass(int c) {
     asm volatile("bar.arrive %0, 256;" ::"r"(2 - c) : "memory");
 }
 
-// Consumer: one warpgroup, 64 query rows [q0 + 64c, q0 + 64c + 64) of one item whose Q has
-// landed (consume() waited on qbar). k0 is the ring position of the item's first K/V tile.
-//
-// Software pipeline (FA3's intra-warpgroup overlap): iteration j issues S(j+1) = Q K(j+1)^T and
-// then O += P(j) V(j) as two commit groups, waits for the first (wait_group 1) and runs the softmax
-// of tile j+1 while P(j) V(j) is still on the tensor cores, then waits for the second, frees stage
-// j and rescales O for tile j+1. No wgmma is in flight across the loop's back edge.
+// The decoded item in warpgroup c's slot (see produce()). n_tiles is broadcast from lane 0 so
+// ptxas sees it is warp-uniform: the ring positions derived from it stay in uniform registers.
+__device__ __forceinline__ Item read_slot(const volatile int *slot) {
+  Item it;
+  it.q0 = slot[0];
+  it.h = slot[1];
+  it.b = slot[2];
+  it.n_tiles = __shfl_sync(0xffffffffu, slot[3], 0);
+  return it;
+}
+
+// Row sums across the quad and the LSE store; returns 1/l per row for O. m and lsum are final
+// once an item's last softmax has run (P V does not change them), so this runs before the last
+// P V is issued.
+__device__ __forceinline__ void finish_rows(float (&lsum)[2], const float (&m)[2], float (&inv)[2],
+                                            float *LSE, size_t bh, int S, int row0, int l) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    lsum[r] += __shfl_xor_sync(0xffffffffu, lsum[r], 1);
+    lsum[r] += __shfl_xor_sync(0xffffffffu, lsum[r], 2);
+    inv[r] = lsum[r] > 0.f ? 1.f / lsum[r] : 0.f;
+  }
+  if (l % 4 == 0) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = row0 + 8 * r;
+      // ln(sum_j e^(scale s_j)) = ln 2 * (m + log2(sum_j 2^(x_j - m))).
+      if (row < S)
+        LSE[bh * S + row] = (m[r] + log2f(lsum[r])) * 0.69314718055994531f;
+    }
+  }
+}
+
+// O = o / l as bf16, straight from the accumulator layout (v8's stores).
 template <int D>
-__device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint32_t qempty,
-                                             uint32_t fullk, uint32_t fullv, uint32_t empty,
-                                             __nv_bfloat16 *O, float *LSE, const Item &it, int H,
-                                             int S, int c, bool causal, uint32_t k0) {
+__device__ __forceinline__ void store_o(const float (&o)[D / 2], const float (&inv)[2],
+                                        __nv_bfloat16 *O, size_t bh, int S, int row0, int l) {
+#pragma unroll
+  for (int i = 0; i < D / 2; i += 2) {
+    const int r = (i >> 1) & 1, row = row0 + 8 * r;
+    if (row < S) {
+      const int col = 8 * (i >> 2) + 2 * (l % 4);
+      *reinterpret_cast<__nv_bfloat162 *>(O + (bh * S + row) * D + col) =
+          __floats2bfloat162_rn(o[i] * inv[r], o[i + 1] * inv[r]);
+    }
+  }
+}
+
+// store_o for consume_pipelined(): 1/l from shared memory (written by lane 0 of the quad before
+// the turn; the turn's named barrier orders it), the row's address precomputed.
+template <int D>
+__device__ __forceinline__ void store_o_rows(const float (&o)[D / 2], const float *my_inv,
+                                             __nv_bfloat16 *o_row, const bool (&row_ok)[2]) {
+  __syncwarp();
+  const float inv[2] = {my_inv[0], my_inv[8]};
+#pragma unroll
+  for (int i = 0; i < D / 2; i += 2) {
+    const int r = (i >> 1) & 1;
+    if (row_ok[r])
+      *reinterpret_cast<__nv_bfloat162 *>(o_row + 8 * r * D + 8 * (i >> 2)) =
+          __floats2bfloat162_rn(o[i] * inv[r], o[i + 1] * inv[r]);
+  }
+}
+
+// One step of the software pipeline (FA3's intra-warpgroup overlap), ring positions kc (the tile
+// whose P is in p) and kc + 1: issue S(kc+1) = Q K(kc+1)^T and O += P(kc) V(kc) as two commit
+// groups, wait for the first (wait_group 1) and run the softmax of tile kc+1 (keys [key0, key0 +
+// BN) of its item) while P V is still on the tensor cores, then wait for the second, free stage
+// kc and rescale O for tile kc+1. No wgmma is in flight when it returns.
+template <int D>
+__device__ __forceinline__ void pipeline_step(float (&o)[D / 2], uint32_t (&p)[Tiles<D>::BN / 16][4],
+                                              float (&m)[2], float (&lsum)[2], uint32_t base,
+                                              uint32_t sQ, uint32_t fullk, uint32_t fullv,
+                                              uint32_t empty, uint32_t qempty, bool last_qk,
+                                              uint32_t kc, int key0, int S, int q_lo, int row0,
+                                              int quad_lane, int c, bool causal, float scale_log2,
+                                              bool store_first = false,
+                                              const float *my_inv = nullptr,
+                                              __nv_bfloat16 *o_row = nullptr,
+                                              const bool (&row_ok)[2] = {false, false}) {
+  using T = Tiles<D>;
+  constexpr int BN = T::BN, NS = BN / 2, NO = D / 2, KSTEPS = BN / 16;
+  const uint32_t kn = kc + 1;
+  const uint32_t sKc = base + T::Q_BYTES + ring_stage<D>(kc) * T::STAGE_BYTES;
+  const uint32_t sKn = base + T::Q_BYTES + ring_stage<D>(kn) * T::STAGE_BYTES;
+  // S starts from zero: the first k-step of qk_wgmma has scale-d = 0 and writes s ("=f").
+  float s[NS];
+  // Both waits come before the wgmma.fence: a spin loop between the fence and a wgmma makes
+  // ptxas inject another warpgroup.arrive (C7519). V(kc) landed with K(kc), long ago.
+  mbar_wait(fullk + 8 * ring_stage<D>(kn), ring_parity<D>(kn));
+  mbar_wait(fullv + 8 * ring_stage<D>(kc), ring_parity<D>(kc));
+  // o and p were written by ordinary instructions: pin those writes above the wgmma.fence.
+  reg_fence(o);
+  reg_fence(p);
+  turn_wait<D>(c);
+  wgmma_fence();
+  qk_wgmma<D>(s, sQ, sKn);
+  wgmma_commit();
+  pv_wgmma<D>(o, p, sKc + T::KV_BYTES);
+  wgmma_commit();
+  turn_pass<D>(c);
+  // Groups complete in order: after wait_group 1, S(kn) is done; P(kc) V(kc) may still run.
+  wgmma_wait<1>();
+  reg_fence(s);
+  if (last_qk)
+    mbar_arrive(qempty); // S(kn) was this warpgroup's last Q K^T of the item
+  uint32_t p_next[KSTEPS][4];
+  float corr_next[2];
+  softmax_tile<BN>(s, m, lsum, corr_next, p_next, key0, S, q_lo, row0, quad_lane, causal,
+                   scale_log2);
+  wgmma_wait<0>();
+  reg_fence(o);
+  reg_fence(p);
+  // K(kc) and V(kc) are no longer read by this warpgroup: free the stage for a later tile.
+  mbar_arrive(empty + 8 * ring_stage<D>(kc));
+  // v12: tile kc was its item's last (consume_pipelined()): O is final, store it. The softmax
+  // of the next item's first tile started from m = -inf, so corr_next = 0 and the rescale below
+  // starts the next item's O from zero.
+  if (store_first)
+    store_o_rows<D>(o, my_inv, o_row, row_ok);
+#pragma unroll
+  for (int i = 0; i < NO; ++i)
+    o[i] *= corr_next[(i >> 1) & 1];
+#pragma unroll
+  for (int kk = 0; kk < KSTEPS; ++kk)
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      p[kk][r] = p_next[kk][r];
+}
+
+// v12, D <= 128: all of this CTA's items as one software pipeline. v8 ran every item as its
+// own pipeline: turns Q K^T(0) | Q K^T(1) + P V(0) | ... | P V(n-1), n + 1 turns per warpgroup
+// and item, the first and the last carrying half a tile of tensor work each but a whole turn's
+// latency (the first softmax, then the last P V's wait, the O stores and the item switch). Here
+// the last turn of an item is also the first of the next one: Q K^T(0) of item i+1 is issued
+// together with P V(n-1) of item i, the softmax of item i+1's first tile runs while that P V is
+// on the tensor cores, and item i's O is stored after it, where v8 rescaled O. That is n turns
+// per item (plus one at the very start and one at the very end), like a steady-state tile.
+//
+// What it needs: item i+1's Q half and first K tile when item i's last tile is still being
+// finished. The Q half is loaded once this warpgroup's last Q K^T of item i has completed (its
+// own barriers, see produce()), about one softmax before it is needed; the first K tile's stage
+// is free NST tiles ahead. The LSE and 1/l of item i are computed before that turn (m and l are
+// final after its last softmax); 1/l waits in shared memory for the O store.
+//
+// The turn that ends an item is an ordinary pipeline_step(): before it, m = -inf and l = 0 for
+// the next item, so its first softmax yields corr = 0 and the step's unconditional rescale zeroes
+// O right after the store (a first version with a separate boundary block, O zeroed by moves,
+// made ptxas serialize every wgmma, C7513; this form keeps O's data flow exactly v8's).
+//
+// BN = BM = 128 here, so both warpgroups take every tile of an item (no skipped causal tiles).
+template <int D>
+__device__ __forceinline__ void consume_pipelined(uint32_t base, uint32_t qfull, uint32_t qempty,
+                                                  uint32_t fullk, uint32_t fullv, uint32_t empty,
+                                                  const volatile int *slot, float *inv_rows,
+                                                  __nv_bfloat16 *O, float *LSE, int H, int S, int c,
+                                                  bool causal) {
+  using T = Tiles<D>;
+  constexpr int BN = T::BN;
+  constexpr int NS = BN / 2, NO = D / 2, KSTEPS = BN / 16;
+  static_assert(BN == BM, "one K/V tile per item row block: no warpgroup skips a tile");
+  const float scale_log2 = 1.4426950408889634f / sqrtf((float)D); // log2(e) / sqrt(D)
+  const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
+  // c is the same in every lane; broadcast, it is provably warp-uniform (v8's note).
+  const uint32_t sQ = base + __shfl_sync(0xffffffffu, c, 0) * (64 * 128);
+  auto stage_k = [&](uint32_t k) { return base + T::Q_BYTES + ring_stage<D>(k) * T::STAGE_BYTES; };
+
+  uint32_t n = 0; // items started: the phase of qfull
+  mbar_wait(qfull, 0);
+  Item it = read_slot(slot);
+  if (it.n_tiles == 0)
+    return;
+  float o[NO];
+#pragma unroll
+  for (int i = 0; i < NO; ++i)
+    o[i] = 0.f;
+  float m[2] = {NEG_INF, NEG_INF}; // running row max of x = s * scale * log2(e)
+  float lsum[2] = {0.f, 0.f};      // this thread's part of the running row sum
+  uint32_t p[KSTEPS][4];           // P of the tile whose P V comes next
+  {
+    // Prologue of the whole pipeline: S(0) of the first item and its softmax.
+    float s[NS];
+    float corr[2];
+    mbar_wait(fullk, 0); // ring position 0: stage 0, parity 0
+    turn_wait<D>(c);
+    wgmma_fence();
+    qk_wgmma<D>(s, sQ, stage_k(0));
+    wgmma_commit();
+    turn_pass<D>(c);
+    wgmma_wait<0>();
+    reg_fence(s);
+    if (it.n_tiles == 1)
+      mbar_arrive(qempty); // this warpgroup's last read of its Q half is done
+    const int q_lo = it.q0 + 64 * c;
+    softmax_tile<BN>(s, m, lsum, corr, p, 0, S, q_lo, q_lo + 16 * w + l / 4, l % 4, causal,
+                     scale_log2);
+  }
+  // What the store of an item's O needs, set when its last softmax has run.
+  __nv_bfloat16 *o_row = O; // this thread's first O element of row row0
+  bool row_ok[2] = {false, false}; // rows row0 and row0 + 8 are < S
+  // 1/l of this thread's two rows, parked in shared memory across the turn that ends an item
+  // (fewer registers live across it; ptxas is at its 168).
+  float *const my_inv = inv_rows + 64 * c + 16 * w + l / 4;
+  uint32_t kc = 0;        // ring position of the tile whose P is in p (warp-uniform)
+  int left = it.n_tiles - 1; // tiles of the current item after kc
+  for (;;) {
+    const bool ends = left == 0; // kc is the item's last tile: the next Q K^T is the next item's
+    int key0 = (it.n_tiles - left) * BN; // first key of tile kc + 1 in its item
+    if (ends) {
+      // The item's last softmax has run: LSE now, 1/l parked for its O store.
+      const int row0 = it.q0 + 64 * c + 16 * w + l / 4;
+      const size_t bh = (size_t)it.b * H + it.h;
+      float inv[2];
+      finish_rows(lsum, m, inv, LSE, bh, S, row0, l);
+      if (l % 4 == 0) {
+        my_inv[0] = inv[0];
+        my_inv[8] = inv[1];
+      }
+      o_row = O + (bh * S + row0) * D + 2 * (l % 4);
+      row_ok[0] = row0 < S;
+      row_ok[1] = row0 + 8 < S;
+      ++n;
+      mbar_wait(qfull, n & 1u); // the next item's Q half (or "no more work")
+      it = read_slot(slot);
+      if (it.n_tiles == 0)
+        break; // the pipeline ends with the last P V, after the loop
+      // The next item's softmax starts from scratch: with m = -inf its first tile gives
+      // corr = 0, so the step's rescale zeroes O after the store.
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        m[r] = NEG_INF;
+        lsum[r] = 0.f;
+      }
+      key0 = 0;
+      left = it.n_tiles;
+    }
+    const int q_lo = it.q0 + 64 * c; // rows of the item tile kc + 1 belongs to
+    pipeline_step<D>(o, p, m, lsum, base, sQ, fullk, fullv, empty, qempty, left == 1, kc, key0, S,
+                     q_lo, q_lo + 16 * w + l / 4, l % 4, c, causal, scale_log2, ends, my_inv,
+                     o_row, row_ok);
+    ++kc;
+    --left;
+  }
+  const uint32_t kl = kc;
+  // End of the pipeline: P V of the last item's last tile alone, then free its stage.
+  mbar_wait(fullv + 8 * ring_stage<D>(kl), ring_parity<D>(kl));
+  reg_fence(o);
+  reg_fence(p);
+  turn_wait<D>(c);
+  wgmma_fence();
+  pv_wgmma<D>(o, p, stage_k(kl) + T::KV_BYTES);
+  wgmma_commit();
+  turn_pass<D>(c);
+  wgmma_wait<0>();
+  reg_fence(o);
+  mbar_arrive(empty + 8 * ring_stage<D>(kl));
+  store_o_rows<D>(o, my_inv, o_row, row_ok);
+}
+
+// D = 256: one warpgroup, 64 query rows [q0 + 64c, q0 + 64c + 64) of one item whose Q half has
+// landed (consume() waited on qfull). k0 is the ring position of the item's first K/V tile.
+// v8's consume_item with its Q barriers per warpgroup (v12); no ping-pong (see turn_wait), so
+// nothing is gained by merging items' turns, and O's 128 registers leave no room for it.
+template <int D>
+__device__ __forceinline__ void consume_item(uint32_t base, uint32_t qempty, uint32_t fullk,
+                                             uint32_t fullv, uint32_t empty, __nv_bfloat16 *O,
+                                             float *LSE, const Item &it, int H, int S, int c,
+                                             bool causal, uint32_t k0) {
   using T = Tiles<D>;
   constexpr int BN = T::BN;
   constexpr int NS = BN / 2, NO = D / 2, KSTEPS = BN / 16;
@@ -638,10 +966,6 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
   // Causal: tiles past this warpgroup's last row are all masked; skip their math (only the final
   // tile can be skipped, and only when BN = 64).
   const int my_tiles = causal ? min(n_tiles, (min(S, q_lo + 64) + BN - 1) / BN) : n_tiles;
-  // v8: k0 and c are the same in every lane, but ptxas cannot see it (k0 comes from the item slot
-  // in shared memory, c from threadIdx). Broadcast from lane 0, they are provably warp-uniform,
-  // so the stage addresses and descriptors are computed in uniform registers (UIADD3 on the
-  // uniform datapath) instead of in per-thread registers with an R2UR per descriptor word.
   const uint32_t k0u = __shfl_sync(0xffffffffu, k0, 0);
   const uint32_t sQ = base + __shfl_sync(0xffffffffu, c, 0) * (64 * 128);
   auto stage_k = [&](int j) { return base + T::Q_BYTES + ring_stage<D>(k0u + j) * T::STAGE_BYTES; };
@@ -652,14 +976,12 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
 #pragma unroll
   for (int i = 0; i < NO; ++i)
     o[i] = 0.f;
-  float m[2] = {NEG_INF, NEG_INF}; // running row max of x = s * scale * log2(e)
-  float lsum[2] = {0.f, 0.f};      // this thread's part of the running row sum
+  float m[2] = {NEG_INF, NEG_INF};
+  float lsum[2] = {0.f, 0.f};
   float corr[2];
-  uint32_t p[KSTEPS][4];           // P of the tile whose P V comes next
-
+  uint32_t p[KSTEPS][4];
   {
-    // Prologue: S(0) and its softmax.
-    float s[NS]; // written by the first k-step of qk_wgmma (scale-d = 0)
+    float s[NS];
     mbar_wait(fullk + 8 * stage(0), parity(0));
     turn_wait<D>(c);
     wgmma_fence();
@@ -669,18 +991,15 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
     wgmma_wait<0>();
     reg_fence(s);
     if (my_tiles == 1)
-      mbar_arrive(qempty); // this warpgroup's last read of Q is done
+      mbar_arrive(qempty);
     softmax_tile<BN>(s, m, lsum, corr, p, 0, S, q_lo, row0, l % 4, causal, scale_log2);
   }
+  // v8's loop, written out here rather than through pipeline_step(): through the shared
+  // function ptxas computed this loop's descriptors per thread (51 R2UR per tile instead of 14).
   for (int j = 0; j + 1 < my_tiles; ++j) {
-    // S starts from zero: the first k-step of qk_wgmma has scale-d = 0 and writes s ("=f"), so
-    // there is no zeroing here (v8; v5 spent 64 moves per tile on it).
     float s[NS];
-    // Both waits come before the wgmma.fence: a spin loop between the fence and a wgmma makes
-    // ptxas inject another warpgroup.arrive (C7519). V(j) landed with K(j), long ago.
     mbar_wait(fullk + 8 * stage(j + 1), parity(j + 1));
     mbar_wait(fullv + 8 * stage(j), parity(j));
-    // o and p were written by ordinary instructions: pin those writes above the wgmma.fence.
     reg_fence(o);
     reg_fence(p);
     turn_wait<D>(c);
@@ -690,11 +1009,10 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
     pv_wgmma<D>(o, p, stage_k(j) + T::KV_BYTES);
     wgmma_commit();
     turn_pass<D>(c);
-    // Groups complete in order: after wait_group 1, S(j+1) is done; P(j) V(j) may still run.
     wgmma_wait<1>();
     reg_fence(s);
     if (j + 2 == my_tiles)
-      mbar_arrive(qempty); // S(j+1) was the last Q K^T: the producer may load the next Q
+      mbar_arrive(qempty);
     uint32_t p_next[KSTEPS][4];
     float corr_next[2];
     softmax_tile<BN>(s, m, lsum, corr_next, p_next, (j + 1) * BN, S, q_lo, row0, l % 4, causal,
@@ -702,7 +1020,6 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
     wgmma_wait<0>();
     reg_fence(o);
     reg_fence(p);
-    // K(j) and V(j) are no longer read by this warpgroup: free the stage for a later tile.
     mbar_arrive(empty + 8 * stage(j));
 #pragma unroll
     for (int i = 0; i < NO; ++i)
@@ -714,8 +1031,6 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
         p[kk][r] = p_next[kk][r];
   }
   {
-    // Epilogue of the pipeline: P V of the last tile, then free its stage (the ring goes on with
-    // the next item).
     const int j = my_tiles - 1;
     mbar_wait(fullv + 8 * stage(j), parity(j));
     reg_fence(o);
@@ -730,9 +1045,7 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
     mbar_arrive(empty + 8 * stage(j));
   }
   // A tile this warpgroup skipped (causal, BN = 64) still needs its arrival on the stage's empty
-  // barrier. Waiting for the tile to land first makes sure the arrival counts towards this use of
-  // the stage and not the previous one (which the other warpgroup may not have released yet).
-  // It also takes its (empty) turns for that tile, so both warpgroups take n_tiles + 1 turns per item.
+  // barrier, after it landed (so the arrival counts towards this use of the stage).
   for (int j = my_tiles; j < n_tiles; ++j) {
     turn_wait<D>(c);
     turn_pass<D>(c);
@@ -740,58 +1053,37 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qbar, uint3
     mbar_wait(fullv + 8 * stage(j), parity(j));
     mbar_arrive(empty + 8 * stage(j));
   }
-
-  // Finish the row sums across the quad, normalize, store O and LSE.
   const size_t bh = (size_t)it.b * H + it.h;
   float inv[2];
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    lsum[r] += __shfl_xor_sync(0xffffffffu, lsum[r], 1);
-    lsum[r] += __shfl_xor_sync(0xffffffffu, lsum[r], 2);
-    inv[r] = lsum[r] > 0.f ? 1.f / lsum[r] : 0.f;
-  }
-#pragma unroll
-  for (int i = 0; i < NO; i += 2) {
-    const int r = (i >> 1) & 1, row = row0 + 8 * r;
-    if (row < S) {
-      const int col = 8 * (i >> 2) + 2 * (l % 4);
-      *reinterpret_cast<__nv_bfloat162 *>(O + (bh * S + row) * D + col) =
-          __floats2bfloat162_rn(o[i] * inv[r], o[i + 1] * inv[r]);
-    }
-  }
-  if (l % 4 == 0) {
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int row = row0 + 8 * r;
-      // ln(sum_j e^(scale s_j)) = ln 2 * (m + log2(sum_j 2^(x_j - m))).
-      if (row < S)
-        LSE[bh * S + row] = (m[r] + log2f(lsum[r])) * 0.69314718055994531f;
-    }
-  }
+  finish_rows(lsum, m, inv, LSE, bh, S, row0, l);
+  store_o<D>(o, inv, O, bh, S, row0, l);
 }
 
-// All of this CTA's items, in the producer's order: wait for phase n of qbar (Q of item n has
-// landed, or the producer said there is no more work), read the item number from the slot.
-// Termination: both warpgroups read the same slot in the same phase, so they leave after the same
-// item, having taken the same number of turns; the slot is not rewritten before both have arrived
-// on qempty, which they do only for real items, after reading it.
+// All of this CTA's items, in the producer's order. Termination: both warpgroups find
+// n_tiles = 0 in their slots in the same phase (the producer writes both), so they leave after
+// the same item, having taken the same number of turns.
 template <int D>
-__device__ __forceinline__ void consume(uint32_t base, uint32_t qbar, uint32_t qempty,
+__device__ __forceinline__ void consume(uint32_t base, uint32_t qfull, uint32_t qempty,
                                         uint32_t fullk, uint32_t fullv, uint32_t empty,
-                                        const volatile int *slot, __nv_bfloat16 *O, float *LSE,
-                                        int B, int H, int S, int c, bool causal, int n_items) {
-  uint32_t k = 0;
+                                        const volatile int *slot, float *inv_rows,
+                                        __nv_bfloat16 *O, float *LSE, int H, int S, int c,
+                                        bool causal) {
   // Warpgroup 0 goes first: warpgroup 1 hands it the first turn.
   if (c == 1)
     turn_pass<D>(c);
-  for (uint32_t n = 0;; ++n) {
-    mbar_wait(qbar, n & 1u);
-    const int i = *slot;
-    if (i >= n_items)
-      break;
-    const Item it = item_of<D>(i, B, H, S, causal);
-    consume_item<D>(base, qbar, qempty, fullk, fullv, empty, O, LSE, it, H, S, c, causal, k);
-    k += it.n_tiles;
+  if constexpr (D <= 128) {
+    consume_pipelined<D>(base, qfull, qempty, fullk, fullv, empty, slot, inv_rows, O, LSE, H, S,
+                         c, causal);
+  } else {
+    uint32_t k = 0;
+    for (uint32_t n = 0;; ++n) {
+      mbar_wait(qfull, n & 1u);
+      const Item it = read_slot(slot);
+      if (it.n_tiles == 0)
+        break;
+      consume_item<D>(base, qempty, fullk, fullv, empty, O, LSE, it, H, S, c, causal, k);
+      k += it.n_tiles;
+    }
   }
   // Warpgroup 1 took the last turn and passed it on: consume that pass so no named barrier is
   // left half-arrived at exit.
@@ -807,16 +1099,18 @@ mha_fwd_wgmma_tma(const __grid_constant__ TensorMap tmQ, const __grid_constant__
                   float *__restrict__ LSE, int B, int H, int S, int D, int CAUSAL,
                   unsigned *__restrict__ tiles) {
   extern __shared__ unsigned char smem_raw[];
-  // qbar, qempty, fullK[MAX_NST], fullV[MAX_NST], empty[MAX_NST]
-  __shared__ alignas(8) uint64_t bars[2 + 3 * MAX_NST];
-  __shared__ int item_slot; // the item whose Q the current phase of qbar delivers (see produce())
+  // qfull[2], qempty[2], fullK[MAX_NST], fullV[MAX_NST], empty[MAX_NST]
+  __shared__ alignas(8) uint64_t bars[4 + 3 * MAX_NST];
+  // Per consumer warpgroup: the item whose Q half the current phase of qfull[c] delivers.
+  __shared__ int item_slot[2][4];
+  __shared__ float inv_rows[BM]; // 1/l per query row between an item's last softmax and its O store
   if (D != 64 && D != 128 && D != 256)
     return; // the launch plan sized shared memory for these three only
   // Swizzled tiles must start on a 1024-byte boundary.
   const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem_raw) + 1023u) & ~1023u;
-  const uint32_t qbar = (uint32_t)__cvta_generic_to_shared(&bars[0]);
-  const uint32_t qempty = qbar + 8;
-  const uint32_t fullk = qbar + 16, fullv = fullk + 8 * MAX_NST, empty = fullv + 8 * MAX_NST;
+  const uint32_t qfull = (uint32_t)__cvta_generic_to_shared(&bars[0]);
+  const uint32_t qempty = qfull + 16;
+  const uint32_t fullk = qfull + 32, fullv = fullk + 8 * MAX_NST, empty = fullv + 8 * MAX_NST;
   const int tid = threadIdx.x, wg = tid / 128;
   const bool causal = CAUSAL != 0;
   const int n_items = ((S + BM - 1) / BM) * H * B;
@@ -825,8 +1119,10 @@ mha_fwd_wgmma_tma(const __grid_constant__ TensorMap tmQ, const __grid_constant__
     asm volatile("prefetch.tensormap [%0];" ::"l"(&tmQ) : "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"(&tmK) : "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"(&tmV) : "memory");
-    mbar_init(qbar, 1);
-    mbar_init(qempty, CONSUMER_THREADS);
+    for (int c = 0; c < 2; ++c) {
+      mbar_init(qfull + 8 * c, 1);
+      mbar_init(qempty + 8 * c, CONSUMER_THREADS / 2);
+    }
     for (int s = 0; s < MAX_NST; ++s) {
       mbar_init(fullk + 8 * s, 1);
       mbar_init(fullv + 8 * s, 1);
@@ -845,27 +1141,29 @@ mha_fwd_wgmma_tma(const __grid_constant__ TensorMap tmQ, const __grid_constant__
                  : "=r"(leader));
     if (tid / 32 == 0 && leader) {
       if (D == 64)
-        produce<64>(&tmQ, &tmK, &tmV, base, qbar, qempty, fullk, fullv, empty, &item_slot,
-                    tiles, B, H, S, causal, n_items);
+        produce<64>(&tmQ, &tmK, &tmV, base, qfull, qempty, fullk, fullv, empty, item_slot, tiles,
+                    B, H, S, causal, n_items);
       else if (D == 128)
-        produce<128>(&tmQ, &tmK, &tmV, base, qbar, qempty, fullk, fullv, empty, &item_slot,
-                    tiles, B, H, S, causal, n_items);
+        produce<128>(&tmQ, &tmK, &tmV, base, qfull, qempty, fullk, fullv, empty, item_slot, tiles,
+                     B, H, S, causal, n_items);
       else
-        produce<256>(&tmQ, &tmK, &tmV, base, qbar, qempty, fullk, fullv, empty, &item_slot,
-                    tiles, B, H, S, causal, n_items);
+        produce<256>(&tmQ, &tmK, &tmV, base, qfull, qempty, fullk, fullv, empty, item_slot, tiles,
+                     B, H, S, causal, n_items);
     }
     return;
   }
 
   // Consumer warpgroups: 128 * 40 + 2 * 128 * 232 = 64512 registers of 65536.
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
+  const int c = wg - 1;
+  const uint32_t my_qfull = qfull + 8 * c, my_qempty = qempty + 8 * c;
   if (D == 64)
-    consume<64>(base, qbar, qempty, fullk, fullv, empty, &item_slot, O, LSE, B, H, S, wg - 1,
-                causal, n_items);
+    consume<64>(base, my_qfull, my_qempty, fullk, fullv, empty, item_slot[c], inv_rows, O, LSE, H, S, c,
+                causal);
   else if (D == 128)
-    consume<128>(base, qbar, qempty, fullk, fullv, empty, &item_slot, O, LSE, B, H, S, wg - 1,
-                causal, n_items);
+    consume<128>(base, my_qfull, my_qempty, fullk, fullv, empty, item_slot[c], inv_rows, O, LSE, H, S, c,
+                 causal);
   else
-    consume<256>(base, qbar, qempty, fullk, fullv, empty, &item_slot, O, LSE, B, H, S, wg - 1,
-                causal, n_items);
+    consume<256>(base, my_qfull, my_qempty, fullk, fullv, empty, item_slot[c], inv_rows, O, LSE, H, S, c,
+                 causal);
 }
