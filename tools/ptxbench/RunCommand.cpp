@@ -1,10 +1,11 @@
 //===- RunCommand.cpp - ptxbench run --------------------------------------===//
 //
 // `ptxbench run --task tasks/<name> --solution FILE
-// [--shapes dev|heldout|all|WORKLOAD] [--json out.json]` checks the submission's launch plan against the task
-// (no GPU needed), then runs it in supervised worker processes: compile,
-// check against the reference, time against the baseline library. Prints a
-// readable summary and optionally writes the same as JSON.
+// [--shapes dev|heldout|all|WORKLOAD] [--json out.json]` checks the
+// submission's launch plan against the task (no GPU needed), then runs it in
+// supervised worker processes: compile, check against the reference, time
+// against the baseline library. Prints a readable summary and optionally writes
+// the same as JSON.
 //
 // Exit status: 0 every workload passed; 1 some workload failed; 2 a usage
 // or task-file error; 3 no CUDA driver/GPU available.
@@ -55,9 +56,10 @@ cl::opt<std::string> runSolution("solution",
                                           "its launch plan"),
                                  cl::value_desc("file"), cl::Required,
                                  cl::sub(runCmd));
-cl::opt<std::string> runShapes("shapes",
-                               cl::desc("Workloads: dev, heldout, all or one workload's name"),
-                               cl::init("dev"), cl::sub(runCmd));
+cl::opt<std::string>
+    runShapes("shapes",
+              cl::desc("Workloads: dev, heldout, all or one workload's name"),
+              cl::init("dev"), cl::sub(runCmd));
 cl::opt<std::string> runJson("json", cl::desc("Also write the result as JSON"),
                              cl::value_desc("file"), cl::sub(runCmd));
 cl::opt<uint64_t> runSeed("seed",
