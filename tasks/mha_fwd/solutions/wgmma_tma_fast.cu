@@ -1,6 +1,6 @@
 // Attention forward with the log-sum-exp: the expert of the mha_fwd corpus, issue 7's round-5
 // variant v12 (bench/h200/issue7/round5/mha_fwd/) with smaller causal L2 sections (round 5b,
-// bench/h200/issue7/round5/mha_fwd_l2/v13_l2_16mib.cu, the same code). v12 PASSED all 20
+// bench/h200/issue7/round5/mha_fwd_l2/, its 16 MiB variant). v12 PASSED all 20
 // workloads of the four mha_fwd tasks on the H200 and the 16 MiB sections all five causal ones:
 // d128 0.90-1.06 of cuDNN's fused SDPA, causal 0.91-1.01 (1.10 at B2 S8192 in a run where cuDNN
 // was 8% slower than in the runs beside it), d64 0.93-1.05, d256 0.70-0.86 (docs/perf.md). The
