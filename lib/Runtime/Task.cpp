@@ -706,13 +706,15 @@ ptxbench::runtime::selectWorkloads(const Task &task, StringRef which) {
   if (which == "dev" || which == "heldout" || which == "all")
     return out;
   // One workload by name (to profile or re-run it alone).
+  std::string names;
   for (const std::vector<Workload> *split : {&task.dev, &task.heldout})
-    for (const Workload &w : *split)
+    for (const Workload &w : *split) {
       if (w.name == which)
         return std::vector<Workload>{w};
+      names += ", '" + w.name + "'";
+    }
   return createStringError(inconvertibleErrorCode(),
                            "unknown shape selection '" + which +
-                               "' (expected dev, heldout, all or a workload "
-                               "name of task " +
-                               task.name + ")");
+                               "' (expected dev, heldout, all or one of " +
+                               task.name + "'s workloads" + names + ")");
 }

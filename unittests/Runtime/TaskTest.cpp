@@ -100,9 +100,11 @@ TEST(TaskTest, LoadsEverything) {
   EXPECT_EQ((*one)[0].params.lookup("M"), 1024);
   auto bad = selectWorkloads(*t, "some");
   EXPECT_EQ(llvm::toString(bad.takeError()),
-            "unknown shape selection 'some' (expected dev, heldout, all or a "
-            "workload name of task " +
-                t->name + ")");
+            "unknown shape selection 'some' (expected dev, heldout, all or one "
+            "of " +
+                t->name +
+                "'s workloads, 'dev M=256 N=512 K=128', 'square', "
+                "'heldout M=1000 N=1000 K=1000')");
 }
 
 TEST(TaskTest, SyntaxError) {
