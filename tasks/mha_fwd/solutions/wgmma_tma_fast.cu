@@ -34,7 +34,7 @@
 //    halves and slots.
 //  - Causal L2 sections of 16 MiB of K + V instead of v5's 32 MiB (L2_SECTION_BYTES): Nsight
 //    Compute at causal B32 S512 showed 781 MB read from DRAM against cuDNN's 604 MB (Q + K + V
-//    once); with 8 MiB sections they were 608 MB (16 MiB not profiled). 16 MiB gained 2-4% at
+//    once); with 8 MiB sections they were 608 MB (16 MiB not profiled). 16 MiB gained 1.5-4% at
 //    S <= 1024 and kept long S; 8 MiB lost 4% at S8192 (2 heads per section).
 //
 // Round 4 (v8) on top of v5, each change marked "v8" where it is made: fewer instructions per K/V
