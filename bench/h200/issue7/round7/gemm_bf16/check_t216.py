@@ -21,7 +21,7 @@ hardware, for what cannot be run here:
   rule        t216_selected (the same integer arithmetic) picks T216 on exactly n7168 M3000 and
               n14336 M3000 among the 15 workloads; prints the model's table.
 
-Run: python3 bench/h200/issue7/round7/gemm_bf16/check_t216.py  (about 10 s); exit 1 on failure.
+Run: python3 bench/h200/issue7/round7/gemm_bf16/check_t216.py  (about a second); exit 1 on failure.
 """
 import json
 import os

@@ -132,6 +132,9 @@ struct alignas(64) TensorMap { unsigned long long opaque[16]; };
 #define T216_STAGE_BYTES (T216_B_BYTES + T216_A_BYTES) // 43 KiB of the 48 KiB slot
 #define T216_PASS_ROWS 112              // rows of C per staging pass (box of tmC112)
 #define T216_PASS2_ROW0 104             // first row of the second pass (rows 104..111 twice)
+static_assert(T216_PASS2_ROW0 % 8 == 0 && T216_PASS_ROWS % 16 == 0 &&
+                  T216_PASS2_ROW0 + T216_PASS_ROWS == 216,
+              "the epilogue's passes walk 8-row blocks, two per stmatrix, and end at row 216");
 // Selection (t216_selected): a T216 tile is modelled at (TM + T216_OVH) / 256 of a 128x256 tile,
 // and the expert's stream-K fix-up at SK_FIXUP20 / 20 of a tile (round 6's measured 0.15).
 #define T216_OVH 4
@@ -540,8 +543,8 @@ __device__ __forceinline__ void consume_t216(const TensorMap &tmC112, int M, int
       asm volatile("bar.sync %0, 128;" ::"r"(1 + cw) : "memory");
 #pragma unroll
       for (int q = 0; q < T216_PASS_ROWS / 16; ++q) {
-        const int b = 13 * p + 2 * q; // blocks b, b + 1
-        stmatrix_x4_trans(stg + lane_off + q * 2048, pack_bf16x2(d[4 * b], d[4 * b + 1]),
+        const int b = (T216_PASS2_ROW0 / 8) * p + 2 * q; // 8-row blocks b, b + 1
+        stmatrix_x4_trans(stg + lane_off + q * (16 * 128), pack_bf16x2(d[4 * b], d[4 * b + 1]),
                           pack_bf16x2(d[4 * b + 2], d[4 * b + 3]), pack_bf16x2(d[4 * b + 4], d[4 * b + 5]),
                           pack_bf16x2(d[4 * b + 6], d[4 * b + 7]));
       }
