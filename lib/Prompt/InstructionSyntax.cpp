@@ -181,15 +181,14 @@ prompt::familiesToShow(ArrayRef<std::string> requested) {
       if (!seen(f))
         out.push_back({f, true});
   }
-  for (const std::string &name : requested) {
-    // Checked above; kept in a variable so the loop does not range over a
-    // temporary.
-    SmallVector<isa::Family, 2> members = *isa::familiesOfRequirement(name);
-    for (isa::Family member : members)
-      for (StringRef companion : companionsOf(isa::familyName(member)))
-        if (std::optional<isa::Family> f = isa::familyByName(companion))
-          if (!seen(*f))
-            out.push_back({*f, false});
+  // Then the companions of each requested family, in the same order.
+  const size_t numRequested = out.size();
+  for (size_t i = 0; i < numRequested; ++i) {
+    const isa::Family member = out[i].first; // out grows below
+    for (StringRef companion : companionsOf(isa::familyName(member)))
+      if (std::optional<isa::Family> f = isa::familyByName(companion))
+        if (!seen(*f))
+          out.push_back({*f, false});
   }
   return out;
 }
