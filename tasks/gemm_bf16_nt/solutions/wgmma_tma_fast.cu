@@ -1,7 +1,11 @@
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in, fp32 accumulate, bf16 out, on Hopper's own path. The
-// expert of the gemm_bf16_n*_k* tasks: issue 7's round-5 variant v14
-// (bench/h200/issue7/round5/gemm_bf16/), 0.94-1.02 of cuBLASLt on the H200 on all 15 workloads
-// and 0.995-1.02 on the 9 with M >= 4096 (docs/perf.md).
+// expert of the gemm_bf16_n*_k* tasks: issue 7's round-7 variant v16
+// (bench/h200/issue7/round7/gemm_bf16/) with its configuration choice made in 32-bit integers,
+// 0.99-1.03 of cuBLASLt on the H200 on the 12 workloads with M >= 2048 and 0.92-0.98 at M = 1024
+// (docs/perf.md). Two tile configurations, one chosen per launch (t216_selected): the 128x256
+// tiles with a stream-K tail of round-5 v14 (the previous expert), described first, and "T216",
+// tiles of C^T of 128 x 216, for shapes where 128x256 tiles would pad M and leave a ragged last
+// round (on the task suite: M = 3000 at N = 7168 and 14336).
 //
 // Structure: persistent, warp-specialized. Warpgroup 0 is the producer (setmaxnreg.dec; one
 // elected thread issues TMA loads of 128x64 A and 256x64 B boxes, 128B swizzle, into a 4-stage
@@ -58,11 +62,44 @@
 // Schedule model (coverage, contributors, deadlock freedom, L2 traffic, predicted time):
 // bench/h200/issue7/round4/gemm_bf16/schedule_model.py (written for the stream-K variant v8 there).
 //
+// Why T216: at M = 3000 the 128x256 tiles pad M to 3072 (2.4%) and leave 672 tiles = 5.09 rounds
+// on 132 SMs, whose tail stream-K shares out at ~3% efficiency; cuBLASLt there solves the
+// transposed problem with 128 (N) x 216 (M) tiles: 784 tiles = 5.94 rounds, M padded to 3024
+// (0.8%), no stream-K. T216 took n7168 M3000 from 0.94 to 0.99-1.00 of cuBLASLt and n14336 M3000
+// from 0.96 to 0.99.
+//
+// T216 (round 7): tiles of C^T, 128 N-rows x 216 M-columns. Same warp roles, ring, barriers and
+// shared-memory layout as the 128x256 tiles; per k-step the producer loads a 128x64 box of B (16
+// KiB, it becomes wgmma's A operand) and a 216x64 box of A (27 KiB, wgmma's B operand), both
+// K-major and 128B-swizzled, into the first 43 KiB of the 48 KiB stage slot. Consumer warpgroup w
+// computes N-rows [n0 + 64w, +64) x M-columns [m0, m0 + 216) with m64n216k16 (108 fp32 accumulators
+// per thread), one group in flight, as the 128x256 tiles do. Both consumers stay busy on every tile
+// (round 6: one warpgroup alone reaches only 57-69% of the tensor rate of two). Tiles are dealt
+// round-robin in the same grouped order (16 N-tiles at a time); no stream-K, so no partials or
+// flags.
+// Epilogue: the fragment holds C transposed (rows n, columns m), so stmatrix .trans writes its bf16
+// 8x8 blocks as rows of C (m) of 64 n-columns = 128 B, 128B-swizzled, into the consumer's 16 KiB
+// staging buffer; in two passes of 112 rows (M-columns [0, 112) and [104, 216): the 8 rows [104,
+// 112) are stored twice with the same values, so that one 112x64 box serves both passes and never
+// reaches into the next tile), each followed by one TMA store. Rows >= M and columns >= N are
+// clipped by the map.
+// Shared memory is the 128x256 configuration's exactly: a T216 stage is 43 KiB of the 48 KiB slot
+// and a staging pass 14 KiB of the 16 KiB buffer. (Separate 43 KiB stages + 2 x 27 KiB whole-tile
+// staging would need 4*44032 + 2*27648 + 1024 alignment slack = 232448 B dynamic, the 227 KiB limit
+// exactly, and the 64 B of static mbarriers push it over.)
+// Every workload the rule does not pick runs round-5 v14's code, unchanged (producer and consumers
+// branch once, before their loops; the choice is made in 32-bit integers, no 64-bit divisions: v16
+// as measured first made it with three 64-bit divisions, evaluated three times per CTA before the
+// first loads, and ran 2% slower than v14 at M = 1024).
+//
 // @ptxbench kernel gemm_wgmma_tma_ws_sk grid=min(132, ceildiv(M,128)*ceildiv(N,256)) block=384 smem=4*(128*64+256*64)*2+2*64*128*2+1024
-// @ptxbench   args tmA, tmB, tmC, M, N, K, partials, flags
+// @ptxbench   args tmA, tmB, tmC, tmA216, tmB128, tmC112, M, N, K, partials, flags
 // @ptxbench tensormap tmA tensor=A box=(128, 64) swizzle=128B
 // @ptxbench tensormap tmB tensor=B box=(256, 64) swizzle=128B
 // @ptxbench tensormap tmC tensor=C box=(64, 64) swizzle=128B
+// @ptxbench tensormap tmA216 tensor=A box=(216, 64) swizzle=128B
+// @ptxbench tensormap tmB128 tensor=B box=(128, 64) swizzle=128B
+// @ptxbench tensormap tmC112 tensor=C box=(112, 64) swizzle=128B
 // @ptxbench workspace partials bytes=132*128*256*4
 // @ptxbench workspace flags bytes=132*2*4 zero=once
 #include <cuda_bf16.h>
@@ -91,6 +128,23 @@ struct alignas(64) TensorMap { unsigned long long opaque[16]; };
 #define SK_REM_NUM 1
 #define SK_REM_DEN 4
 #define SLOT_VEC (NACC / 4)  // float4s per consumer thread in a partial-sum slot
+// T216 (header): tiles of 128 N-rows x 216 M-columns of C^T, in the expert's stage slots.
+#define T216_ON 1
+#define TN 128                          // N-rows of C^T per tile (64 per consumer warpgroup)
+#define TM 216                          // M-columns of C^T per tile (wgmma's N)
+#define NACC216 (TM / 2)                // fp32 accumulators per consumer thread
+#define T216_B_BYTES (TN * BK * 2)      // 128x64 box of B: wgmma's A operand, 16 KiB
+#define T216_A_BYTES (TM * BK * 2)      // 216x64 box of A: wgmma's B operand, 27 KiB
+#define T216_STAGE_BYTES (T216_B_BYTES + T216_A_BYTES) // 43 KiB of the 48 KiB slot
+#define T216_PASS_ROWS 112              // rows of C per staging pass (box of tmC112)
+#define T216_PASS2_ROW0 104             // first row of the second pass (rows 104..111 twice)
+static_assert(T216_PASS2_ROW0 % 8 == 0 && T216_PASS_ROWS % 16 == 0 &&
+                  T216_PASS2_ROW0 + T216_PASS_ROWS == 216,
+              "the epilogue's passes walk 8-row blocks, two per stmatrix, and end at row 216");
+// Selection (t216_selected): a T216 tile is modelled at (TM + T216_OVH) / 256 of a 128x256 tile,
+// and the expert's stream-K fix-up at SK_FIXUP20 / 20 of a tile (round 6's measured 0.15).
+#define T216_OVH 4
+#define SK_FIXUP20 3
 
 __device__ __forceinline__ uint64_t desc_sw128(uint32_t smem_addr) {
   uint64_t d = (uint64_t)((smem_addr & 0x3FFFF) >> 4);
@@ -243,6 +297,35 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, u
       : "l"(da), "l"(db), "r"(scale_d));
 }
 
+// m64n216k16: 216 is a multiple of 8, so a valid wgmma N; 108 accumulators per thread, laid out as
+// the m64n256 ones (d[i]: row 16w + l/4 + 8*((i>>1)&1), column 8*(i>>2) + 2*(l%4) + (i&1)).
+#define ACC8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), \
+                "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+__device__ __forceinline__ void wgmma_m64n216k16(float (&d)[NACC216], uint64_t da, uint64_t db, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %110, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n216k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107}, "
+      "%108, %109, p, 1, 1, 0, 0;\n}\n"
+      : ACC8(0), ACC8(8), ACC8(16), ACC8(24), ACC8(32), ACC8(40), ACC8(48), ACC8(56), ACC8(64),
+        ACC8(72), ACC8(80), ACC8(88), ACC8(96), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107])
+      : "l"(da), "l"(db), "r"(scale_d));
+}
+#undef ACC8
+
+// Four bf16 8x8 matrices from the mma fragment layout (register j of lane l: row l/4, columns
+// 2*(l%4), +1 of matrix j), stored transposed: the row address of lane 8j + r receives column r of
+// matrix j, 16 bytes.
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<uint32_t *>(&v);
+}
 
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   asm volatile(
@@ -339,10 +422,167 @@ __device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t *p) {
   return v;
 }
 
+// ---- T216 ----
+
+// Which configuration this launch runs, from M, N, K, the grid (G = min(132, expert tiles)) and
+// %nsmid; the same answer in every thread (parameters and gridDim only). Both estimates are in
+// tile-times of one 128x256 tile, scaled by 20 * 256 to stay in integers:
+//  - the expert: ceil(tiles / G) rounds when it runs round-robin alone; with the stream-K tail
+//    (make_work's conditions), its full data-parallel rounds + the stream-K region / G + 0.15 for
+//    the fix-up (round 6's fit: n7168 M3000 measured 5.24 tile-times for 5.09 of work);
+//  - T216: ceil(tiles216 / G) rounds of tiles worth (216 + T216_OVH) / 256 of a 128x256 tile:
+//    216/256 of the FLOPs, plus 4/256 for per-tile costs that do not shrink with the tile (the
+//    wgmma pipe drained and refilled at every tile's epilogue, 17% more tiles) and the 6% more
+//    shared-memory bytes per FLOP (43 KiB per 27648 outputs against 48 KiB per 32768).
+// T216 runs when its estimate is strictly smaller. On the 15 workloads that is n7168 M3000
+// (5.16 against 5.25) and n14336 M3000 (10.31 against 10.35) only (README.md has the table).
+__device__ __forceinline__ bool t216_selected(int M, int N, int K) {
+  // 32-bit unsigned, one division by G per estimate (64-bit divisions here cost ~2% at M = 1024);
+  // no product overflows while tiles < 2^24 and K < 2^30.
+  const uint32_t G = gridDim.x;
+  const uint32_t kTiles = (K + BK - 1) / BK;
+  const uint32_t tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+  if (!T216_ON || kTiles == 0 || tiles == 0)
+    return false;
+  const uint32_t rounds = tiles / G, rem = tiles - rounds * G;
+  uint32_t nsm;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+  uint32_t expert20;
+  if (SK_ON && rem > 0 && rounds > 0 && rem * SK_DEN <= G * SK_NUM && G <= nsm) {
+    // make_work's two stream-K regions: the rem tiles alone after all full rounds, or the last
+    // full round plus the rem tiles after the others.
+    const bool rem_only = rem * SK_REM_DEN >= G * SK_REM_NUM && rem * kTiles >= G;
+    const uint32_t sk_tiles = rem_only ? rem : G + rem;
+    expert20 = 20u * (rem_only ? rounds : rounds - 1) + (20u * sk_tiles + G - 1) / G + SK_FIXUP20;
+  } else {
+    expert20 = 20u * ((tiles + G - 1) / G);
+  }
+  const uint32_t tiles216 = ((N + TN - 1) / TN) * ((M + TM - 1) / TM);
+  const uint32_t rounds216 = (tiles216 + G - 1) / G;
+  return 20u * rounds216 * (TM + T216_OVH) < 256u * expert20;
+}
+
+// The producer's T216 loop: tile t = blockIdx.x, +G, ... in the grouped order of 16 N-tiles (the
+// expert's tile_coords with N-tiles of 128 as its rows and M-tiles of 216 as its columns); each
+// k-step fills a stage slot with B's 128x64 box at +0 and A's 216x64 box at +16 KiB.
+__device__ __forceinline__ void produce_t216(const TensorMap &tmA216, const TensorMap &tmB128, int M, int N, int K,
+                                             uint32_t base, uint32_t fbar, uint32_t ebar) {
+  const int kTiles = (K + BK - 1) / BK;
+  const int tiles_n = (N + TN - 1) / TN, tiles_m = (M + TM - 1) / TM;
+  const int tiles = tiles_n * tiles_m;
+  int it = 0;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int nt, mt;
+    tile_coords(t, tiles_n, tiles_m, nt, mt);
+    const int n0 = nt * TN, m0 = mt * TM;
+    for (int kt = 0; kt < kTiles; ++kt, ++it) {
+      const int s = it % STAGES;
+      const uint32_t ph = (uint32_t)(it / STAGES) & 1u;
+      mbar_wait(ebar + 8 * s, ph ^ 1u);
+      const uint32_t sB = base + s * STAGE_BYTES, sA = sB + T216_B_BYTES;
+      const uint32_t bar = fbar + 8 * s;
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+                   "r"(T216_STAGE_BYTES)
+                   : "memory");
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                   "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(sB),
+                   "l"(&tmB128), "r"(kt * BK), "r"(n0), "r"(bar)
+                   : "memory");
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                   "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(sA),
+                   "l"(&tmA216), "r"(kt * BK), "r"(m0), "r"(bar)
+                   : "memory");
+    }
+  }
+}
+
+// A consumer warpgroup's T216 loop (cw = 0 or 1: N-rows [n0 + 64cw, +64) of each tile).
+__device__ __forceinline__ void consume_t216(const TensorMap &tmC112, int M, int N, int K, uint32_t base,
+                                             uint32_t fbar, uint32_t ebar, int cw, int tid) {
+  const int w = (tid % 128) / 32, l = tid % 32;
+  const bool store_leader = (tid % 128) == 0;
+  const uint32_t stg = base + STAGES * STAGE_BYTES + cw * STG_WG_BYTES;
+  const int kTiles = (K + BK - 1) / BK; // > 0: t216_selected requires it
+  const int tiles_n = (N + TN - 1) / TN, tiles_m = (M + TM - 1) / TM;
+  const int tiles = tiles_n * tiles_m;
+  // This lane's stmatrix row address in a pass, before the 2 KiB step per x4 (see the epilogue):
+  // lane l gives row r = l % 8 of matrix j = l / 8, which holds n-columns 16w + 8*(j&1) + [0, 8)
+  // (16-byte chunk 2w + (j&1) of the 128-byte row) of C row 8*(j>>1) + r; chunk ^ r is the 128B
+  // swizzle (the staging buffer is 1024-byte aligned and every pass starts at its row 0).
+  const int sj = l / 8, sr = l % 8;
+  const uint32_t lane_off = (uint32_t)((8 * (sj >> 1) + sr) * 128 + (((2 * w + (sj & 1)) ^ sr) << 4));
+  float d[NACC216];
+#pragma unroll
+  for (int i = 0; i < NACC216; ++i) // as the expert: no undefined values into the asm (scale-d 0 ignores them)
+    d[i] = 0.f;
+  int it = 0;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int nt, mt;
+    tile_coords(t, tiles_n, tiles_m, nt, mt);
+    const int n0 = nt * TN, m0 = mt * TM;
+    int prev_s = 0;
+    for (int kt = 0; kt < kTiles; ++kt, ++it) {
+      const int s = it % STAGES;
+      const uint32_t ph = (uint32_t)(it / STAGES) & 1u;
+      mbar_wait(fbar + 8 * s, ph);
+      // wgmma A = this warpgroup's 64 rows of B's box, wgmma B = A's 216-row box; both K-major,
+      // 128B-swizzled, 1024-byte aligned: the expert's descriptor words (SBO 1024 B, +32 B per k16).
+      const uint32_t sA = base + s * STAGE_BYTES + cw * (64 * 128), sB = base + s * STAGE_BYTES + T216_B_BYTES;
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+      for (int k = 0; k < BK / 16; ++k)
+        wgmma_m64n216k16(d, desc_of(desc_lo(sA) + 2 * k), desc_of(desc_lo(sB) + 2 * k), (kt > 0 || k > 0) ? 1 : 0);
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      if (kt > 0)
+        mbar_arrive(ebar + 8 * prev_s);
+      prev_s = s;
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    mbar_arrive(ebar + 8 * prev_s);
+
+    // Epilogue. d[i] is C^T row n0 + 64cw + 16w + l/4 + 8*((i>>1)&1), column m0 + 8*(i>>2) +
+    // 2*(l%4) + (i&1): 8-column block b = i>>2 of the fragment is two 8x8 matrices (n-halves
+    // d[4b], d[4b+1] and d[4b+2], d[4b+3]); stored transposed they are 8 rows of C (m) x 8
+    // n-columns each. Pass p stages blocks [13p, 13p + 14) = C rows m0 + 104p + [0, 112) as
+    // staging rows [0, 112), one x4 per pair of blocks, and stores them with one 112x64 TMA box.
+    const int ncol0 = n0 + 64 * cw;
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+      if (store_leader)
+        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      asm volatile("bar.sync %0, 128;" ::"r"(1 + cw) : "memory");
+#pragma unroll
+      for (int q = 0; q < T216_PASS_ROWS / 16; ++q) {
+        const int b = (T216_PASS2_ROW0 / 8) * p + 2 * q; // 8-row blocks b, b + 1
+        stmatrix_x4_trans(stg + lane_off + q * (16 * 128), pack_bf16x2(d[4 * b], d[4 * b + 1]),
+                          pack_bf16x2(d[4 * b + 2], d[4 * b + 3]), pack_bf16x2(d[4 * b + 4], d[4 * b + 5]),
+                          pack_bf16x2(d[4 * b + 6], d[4 * b + 7]));
+      }
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      asm volatile("bar.sync %0, 128;" ::"r"(1 + cw) : "memory");
+      const int row0 = m0 + T216_PASS2_ROW0 * p;
+      if (store_leader && row0 < M && ncol0 < N) {
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], "
+                     "[%3];" ::"l"(&tmC112),
+                     "r"(ncol0), "r"(row0), "r"(stg)
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      }
+    }
+  }
+  // The staging buffer must stay allocated until the last TMA store has read it.
+  if (store_leader)
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
 extern "C" __global__ void __launch_bounds__(384, 1)
 gemm_wgmma_tma_ws_sk(const __grid_constant__ TensorMap tmA,
                      const __grid_constant__ TensorMap tmB,
-                     const __grid_constant__ TensorMap tmC, int M, int N, int K,
+                     const __grid_constant__ TensorMap tmC,
+                     const __grid_constant__ TensorMap tmA216,
+                     const __grid_constant__ TensorMap tmB128,
+                     const __grid_constant__ TensorMap tmC112, int M, int N, int K,
                      float4 *__restrict__ partials, uint32_t *flags) {
   extern __shared__ unsigned char smem_raw[];
   __shared__ alignas(8) uint64_t full[STAGES];
@@ -354,9 +594,13 @@ gemm_wgmma_tma_ws_sk(const __grid_constant__ TensorMap tmA,
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0); // warp-uniform
 
   if (tid == 0) {
+    // All six maps: a prefetch is a hint, cheaper than deciding here which three are used.
     asm volatile("prefetch.tensormap [%0];" ::"l"(&tmA) : "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"(&tmB) : "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"(&tmC) : "memory");
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&tmA216) : "memory");
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&tmB128) : "memory");
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&tmC112) : "memory");
     for (int s = 0; s < STAGES; ++s) {
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(fbar + 8 * s) : "memory");
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 256;" ::"r"(ebar + 8 * s) : "memory");
@@ -372,7 +616,9 @@ gemm_wgmma_tma_ws_sk(const __grid_constant__ TensorMap tmA,
     uint32_t leader;
     asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}"
                  : "=r"(leader));
-    if (tid / 32 == 0 && leader) {
+    if (tid / 32 == 0 && leader && t216_selected(M, N, K)) {
+      produce_t216(tmA216, tmB128, M, N, K, base, fbar, ebar);
+    } else if (tid / 32 == 0 && leader) {
       // Tile counts are computed in each role, not before the role split: computed there, ptxas
       // kept them live across setmaxnreg and spilled 16 bytes.
       const int kTiles = (K + BK - 1) / BK;
@@ -410,6 +656,10 @@ gemm_wgmma_tma_ws_sk(const __grid_constant__ TensorMap tmA,
   // Consumer warpgroups.
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
   const int cw = wg - 1;
+  if (t216_selected(M, N, K)) {
+    consume_t216(tmC112, M, N, K, base, fbar, ebar, cw, tid);
+    return;
+  }
   const int w = (tid % 128) / 32, l = tid % 32;
   const bool store_leader = (tid % 128) == 0; // issues and drains this warpgroup's TMA stores
   // This consumer's staging buffer, after the ring (1024-byte aligned for the 128B swizzle).

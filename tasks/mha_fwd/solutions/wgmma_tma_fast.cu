@@ -1,11 +1,19 @@
-// Attention forward with the log-sum-exp: the expert of the mha_fwd corpus, issue 7's round-5
-// variant v12 (bench/h200/issue7/round5/mha_fwd/) with smaller causal L2 sections (round 5b,
-// bench/h200/issue7/round5/mha_fwd_l2/, its 16 MiB variant). v12 PASSED all 20
-// workloads of the four mha_fwd tasks on the H200 and the 16 MiB sections all five causal ones:
-// d128 0.90-1.06 of cuDNN's fused SDPA, causal 0.91-1.01 (1.10 at B2 S8192 in a run where cuDNN
-// was 8% slower than in the runs beside it), d64 0.93-1.05, d256 0.70-0.86 (docs/perf.md). The
-// simpler non-persistent kernel it grew from is wgmma_tma.cu beside it; the previous expert is
-// round 4's v8 (bench/h200/issue7/round4/mha_fwd/v8_fold_scale_desc.cu).
+// Attention forward with the log-sum-exp: the expert of the mha_fwd corpus, issue 7's round-6
+// variant v14 (bench/h200/issue7/round6/mha_fwd/) at D = 128, on round 5's v12 with 16 MiB causal
+// L2 sections (bench/h200/issue7/round5/mha_fwd/ and mha_fwd_l2/). On the H200, all 20 workloads
+// of the four mha_fwd tasks PASSED: d128 0.93-1.07 of cuDNN's fused SDPA, causal 0.91-1.03, d64
+// 0.92-1.05, d256 0.68-0.82 (docs/perf.md). The simpler non-persistent kernel it grew from is
+// wgmma_tma.cu beside it.
+//
+// Round 6 (v14) on top of v12, marked "v14" where it is made: at D = 128 the online softmax keeps
+// its row maxima and row sums of P in 4 independent partial values per row, combined at the end,
+// where v12 kept one per row (a dependent chain of 32 FMNMX and one of 32 FADD per row and tile).
+// Nsight Compute at causal d128 B32 S512 put v12's warps at 1.79 cycles of `wait` stall (fixed-
+// latency dependencies) per issued instruction against cuDNN's 0.93, with FMNMX among the most
+// sampled instructions. Measured beside v12 in one call: d128 S512 +2.3%, S1024 +1.3%, causal
+// +1.0-1.4% at S <= 1024, long S level; at D = 64 it was 1% slower at long S and at D = 256 level,
+// so both keep v12's single chains (SOFTMAX_CHAINS<D>). Only the order of the sum's fp32 additions
+// changes (the maxima are exact).
 //
 // Round 5 on top of v8, each change marked "v12" where it is made. Short sequences were furthest
 // from cuDNN (v8: d128 B32 S512 0.82, causal 0.74): fitting v8's times per item as a + b * n_tiles
@@ -611,18 +619,32 @@ __device__ __forceinline__ void produce(const TensorMap *tmQ, const TensorMap *t
 // 2^fma(s, c, -m): one FFMA where v5 spent an FMUL (s *= c) and an FADD (s - m). Masked
 // keys hold -inf: fma(-inf, c, -m) = -inf for finite m, 2^-inf = 0. The m = -inf guard is
 // v5's (a row with no unmasked key so far subtracts 0, p = 0, corr = 0 on its first tile).
-template <int BN>
+// v14: independent max and sum chains per row in softmax_tile: 4 at D = 128; 1 (v12's code) at
+// D = 64, where 4 measured 1% slower at long S, and at D = 256, where they made no difference.
+template <int D> constexpr int SOFTMAX_CHAINS = D == 128 ? 4 : 1;
+
+template <int BN, int NCH>
 __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], float (&lsum)[2],
                                              float (&corr)[2], uint32_t (&p)[BN / 16][4], int k0,
                                              int S, int q_lo, int row0, int quad_lane, bool causal,
                                              float scale_log2) {
   constexpr int NS = BN / 2;
+  static_assert(NCH == 1 || NCH == 2 || NCH == 4, "the chains are combined pairwise");
   // Mask keys past S (zero-filled by TMA, so they would score 0) and, when causal, keys after the
   // row. Only tiles that reach past S or the diagonal need it.
   const bool need_mask = (k0 + BN > S) || (causal && k0 + BN - 1 > q_lo);
   // Raw row maxima. Each path finds them itself: with the max after a shared join, ptxas
   // if-converted the masking into 64 predicated compares and selects on every tile.
-  float mx[2] = {NEG_INF, NEG_INF};
+  // v14: NCH independent partial maxima (and sums, below) per row, combined at the end: one
+  // accumulator per row made a dependent chain of NS / 2 FMNMX (32 at BN = 128), whose latency
+  // showed as `wait` stalls in Nsight Compute. Group g of four fragment values (i >> 2 = g) goes
+  // to chain g % NCH.
+  float mc[2][NCH];
+#pragma unroll
+  for (int r = 0; r < 2; ++r)
+#pragma unroll
+    for (int j = 0; j < NCH; ++j)
+      mc[r][j] = NEG_INF;
   if (need_mask) {
     // Row r of this thread (row0 + 8r) may see keys [0, lim[r]).
     const int lim[2] = {causal ? min(S, row0 + 1) : S, causal ? min(S, row0 + 9) : S};
@@ -630,12 +652,22 @@ __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], 
     for (int i = 0; i < NS; ++i) {
       const int key = k0 + 8 * (i >> 2) + 2 * quad_lane + (i & 1);
       s[i] = key < lim[(i >> 1) & 1] ? s[i] : NEG_INF;
-      mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
+      mc[(i >> 1) & 1][(i >> 2) % NCH] = fmaxf(mc[(i >> 1) & 1][(i >> 2) % NCH], s[i]);
     }
   } else {
 #pragma unroll
     for (int i = 0; i < NS; ++i)
-      mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
+      mc[(i >> 1) & 1][(i >> 2) % NCH] = fmaxf(mc[(i >> 1) & 1][(i >> 2) % NCH], s[i]);
+  }
+  float mx[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+#pragma unroll
+    for (int w = 1; w < NCH; w *= 2) // pairwise: (c0, c1), (c2, c3), then the two results
+#pragma unroll
+      for (int j = 0; j + w < NCH; j += 2 * w)
+        mc[r][j] = fmaxf(mc[r][j], mc[r][j + w]);
+    mx[r] = mc[r][0];
   }
   float neg_m[2]; // -m_use: the FFMA's addend
 #pragma unroll
@@ -650,14 +682,22 @@ __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], 
     m[r] = m_new;
     neg_m[r] = -m_use;
   }
-  float psum[2];
+  float pc[2][NCH]; // v14: partial row sums, NCH chains per row as for the maxima
 #pragma unroll
   for (int i = 0; i < NS; ++i) {
     s[i] = fast_exp2(fmaf(s[i], scale_log2, neg_m[(i >> 1) & 1]));
-    if (i < 4)
-      psum[(i >> 1) & 1] = i & 1 ? psum[(i >> 1) & 1] + s[i] : s[i];
-    else
-      psum[(i >> 1) & 1] += s[i];
+    float &acc = pc[(i >> 1) & 1][(i >> 2) % NCH];
+    acc = ((i >> 2) < NCH && !(i & 1)) ? s[i] : acc + s[i]; // the first value of a chain starts it
+  }
+  float psum[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+#pragma unroll
+    for (int w = 1; w < NCH; w *= 2) // the same pairing as the maxima
+#pragma unroll
+      for (int j = 0; j + w < NCH; j += 2 * w)
+        pc[r][j] += pc[r][j + w];
+    psum[r] = pc[r][0];
   }
   // lsum stays this thread's partial row sum (its 2 columns of every 8); the quad adds them up
   // once, in the epilogue.
@@ -795,8 +835,8 @@ __device__ __forceinline__ void pipeline_step(float (&o)[D / 2], uint32_t (&p)[T
     mbar_arrive(qempty); // S(kn) was this warpgroup's last Q K^T of the item
   uint32_t p_next[KSTEPS][4];
   float corr_next[2];
-  softmax_tile<BN>(s, m, lsum, corr_next, p_next, key0, S, q_lo, row0, quad_lane, causal,
-                   scale_log2);
+  softmax_tile<BN, SOFTMAX_CHAINS<D>>(s, m, lsum, corr_next, p_next, key0, S, q_lo, row0,
+                                       quad_lane, causal, scale_log2);
   wgmma_wait<0>();
   reg_fence(o);
   reg_fence(p);
@@ -881,8 +921,8 @@ __device__ __forceinline__ void consume_pipelined(uint32_t base, uint32_t qfull,
     if (it.n_tiles == 1)
       mbar_arrive(qempty); // this warpgroup's last read of its Q half is done
     const int q_lo = it.q0 + 64 * c;
-    softmax_tile<BN>(s, m, lsum, corr, p, 0, S, q_lo, q_lo + 16 * w + l / 4, l % 4, causal,
-                     scale_log2);
+    softmax_tile<BN, SOFTMAX_CHAINS<D>>(s, m, lsum, corr, p, 0, S, q_lo, q_lo + 16 * w + l / 4,
+                                         l % 4, causal, scale_log2);
   }
   // What the store of an item's O needs, set when its last softmax has run.
   __nv_bfloat16 *o_row = O; // this thread's first O element of row row0
@@ -992,7 +1032,8 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qempty, uin
     reg_fence(s);
     if (my_tiles == 1)
       mbar_arrive(qempty);
-    softmax_tile<BN>(s, m, lsum, corr, p, 0, S, q_lo, row0, l % 4, causal, scale_log2);
+    softmax_tile<BN, SOFTMAX_CHAINS<D>>(s, m, lsum, corr, p, 0, S, q_lo, row0, l % 4, causal,
+                                         scale_log2);
   }
   // v8's loop, written out here rather than through pipeline_step(): through the shared
   // function ptxas computed this loop's descriptors per thread (51 R2UR per tile instead of 14).
@@ -1015,8 +1056,8 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qempty, uin
       mbar_arrive(qempty);
     uint32_t p_next[KSTEPS][4];
     float corr_next[2];
-    softmax_tile<BN>(s, m, lsum, corr_next, p_next, (j + 1) * BN, S, q_lo, row0, l % 4, causal,
-                     scale_log2);
+    softmax_tile<BN, SOFTMAX_CHAINS<D>>(s, m, lsum, corr_next, p_next, (j + 1) * BN, S, q_lo,
+                                         row0, l % 4, causal, scale_log2);
     wgmma_wait<0>();
     reg_fence(o);
     reg_fence(p);

@@ -7,7 +7,8 @@ from 30 instructions before the cluster's first HGMMA to 10 after its last; then
 128x256 windows with the expert's, instruction by instruction up to register numbers, immediates
 and labels (a unified diff; empty = identical). An R2UR per HGMMA would mean ptxas moved the
 descriptors out of the uniform datapath (see the expert's header).
-Run: python3 bench/h200/issue7/round7/gemm_bf16/sass_r2ur.py  (a few seconds, no GPU).
+Run: python3 bench/h200/issue7/round7/gemm_bf16/sass_r2ur.py [REF.cu NEW.cu]  (a few seconds, no
+GPU); REF and NEW default to the expert and v16 (paths relative to the repository root or absolute).
 Environment: NVCC (default /usr/local/cuda/bin/nvcc), NVDISASM (default: the cu13 wheel's).
 """
 import difflib
@@ -62,6 +63,8 @@ def normalize(line):
 
 
 def main():
+    if len(sys.argv) == 3:
+        FILES["expert"], FILES["v16"] = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         res = {k: sass(v, tmp) for k, v in FILES.items()}
     wins = {}
@@ -75,7 +78,8 @@ def main():
     for (_, _, _, a), (_, _, _, b) in zip(ref, new):
         diff = list(difflib.unified_diff([normalize(l) for l in a], [normalize(l) for l in b],
                                          "expert", "v16", lineterm="", n=0))
-        print(f"\nexpert's 128x256 window against v16's: {sum(1 for d in diff if d[:1] in '+-') - 2} "
+        changed = sum(1 for d in diff[2:] if d[:1] in "+-")  # diff[:2] are the ---/+++ headers
+        print(f"\nexpert's 128x256 window against v16's: {changed} "
               f"lines differ (after normalizing register numbers, immediates, labels)")
         print("\n".join(diff))
     bad = [w for w in wins["v16"] if w[2] > 4]

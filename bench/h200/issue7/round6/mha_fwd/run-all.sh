@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# run-all.sh - round 6's last call: attention forward v14 beside the expert on
+# all 20 forward workloads (four tasks x five), one call.
+#   OUT=... bench/h200/issue7/round6/mha_fwd/run-all.sh PTXBENCH
+set -u
+cd "$(dirname "$0")/../../../../.."
+P=$1
+E=tasks/mha_fwd/solutions/wgmma_tma_fast.cu
+V=bench/h200/issue7/round6/mha_fwd/v14_short_chains.cu
+pairs=()
+for t in d128 d128_causal d64 d256; do
+  pairs+=("mha_fwd_lse_h48_$t:$E" "mha_fwd_lse_h48_$t:$V")
+done
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv
+OUT=$OUT/all bench/h200/issue7/run-variants.sh "$P" "${pairs[@]}"
