@@ -1,8 +1,8 @@
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in, fp32 accumulate, bf16 out, on Hopper's own path. The
 // expert of the gemm_bf16_n*_k* tasks: issue 7's round-7 variant v16
 // (bench/h200/issue7/round7/gemm_bf16/) with its configuration choice made in 32-bit integers,
-// 0.99-1.03 of cuBLASLt on the H200 on the 12 workloads with M >= 2048 and 0.92-0.98 at M = 1024
-// (docs/perf.md). Two tile configurations, one chosen per launch (t216_selected): the 128x256
+// 0.99-1.02 of cuBLASLt on the H200 on the 12 workloads with M >= 2048 and 0.93-1.00 at M = 1024
+// (docs/perf.md, round 7). Two tile configurations, one chosen per launch (t216_selected): the 128x256
 // tiles with a stream-K tail of round-5 v14 (the previous expert), described first, and "T216",
 // tiles of C^T of 128 x 216, for shapes where 128x256 tiles would pad M and leave a ragged last
 // round (on the task suite: M = 3000 at N = 7168 and 14336).
@@ -90,7 +90,7 @@
 // Every workload the rule does not pick runs round-5 v14's code, unchanged (producer and consumers
 // branch once, before their loops; the choice is made in 32-bit integers, no 64-bit divisions: v16
 // as measured first made it with three 64-bit divisions, evaluated three times per CTA before the
-// first loads, and ran 2% slower than v14 at M = 1024).
+// first loads, and ran 1-2% slower than v14 at M = 1024).
 //
 // @ptxbench kernel gemm_wgmma_tma_ws_sk grid=min(132, ceildiv(M,128)*ceildiv(N,256)) block=384 smem=4*(128*64+256*64)*2+2*64*128*2+1024
 // @ptxbench   args tmA, tmB, tmC, tmA216, tmB128, tmC112, M, N, K, partials, flags

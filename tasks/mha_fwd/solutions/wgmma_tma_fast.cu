@@ -1,8 +1,9 @@
 // Attention forward with the log-sum-exp: the expert of the mha_fwd corpus, issue 7's round-6
 // variant v14 (bench/h200/issue7/round6/mha_fwd/) at D = 128, on round 5's v12 with 16 MiB causal
 // L2 sections (bench/h200/issue7/round5/mha_fwd/ and mha_fwd_l2/). On the H200, all 20 workloads
-// of the four mha_fwd tasks PASSED: d128 0.93-1.07 of cuDNN's fused SDPA, causal 0.91-1.03, d64
-// 0.92-1.05, d256 0.68-0.82 (docs/perf.md). The simpler non-persistent kernel it grew from is
+// of the four mha_fwd tasks PASSED: d128 0.92-1.06 of cuDNN's fused SDPA (B2 S8192 0.88 with our
+// samples under the power cap, 1.00 at full clock), causal 0.91-1.02, d64 0.93-1.05, d256
+// 0.70-0.83 (docs/perf.md, round 7). The simpler non-persistent kernel it grew from is
 // wgmma_tma.cu beside it.
 //
 // Round 6 (v14) on top of v12, marked "v14" where it is made: at D = 128 the online softmax keeps
@@ -11,7 +12,7 @@
 // Nsight Compute at causal d128 B32 S512 put v12's warps at 1.79 cycles of `wait` stall (fixed-
 // latency dependencies) per issued instruction against cuDNN's 0.93, with FMNMX among the most
 // sampled instructions. Measured beside v12 in one call: d128 S512 +2.3%, S1024 +1.3%, causal
-// +1.0-1.4% at S <= 1024, long S level; at D = 64 it was 1% slower at long S and at D = 256 level,
+// +0.7-1.4% at S <= 1024, long S level; at D = 64 it was 1% slower at long S and at D = 256 level,
 // so both keep v12's single chains (SOFTMAX_CHAINS<D>). Only the order of the sum's fp32 additions
 // changes (the maxima are exact).
 //

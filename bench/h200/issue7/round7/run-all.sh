@@ -2,6 +2,8 @@
 # run-all.sh - round 7's device call: bf16 v16 beside the expert, first on the
 # M3000 workloads of the three bf16 tasks, then on all their workloads.
 #   OUT=... bench/h200/issue7/round7/run-all.sh PTXBENCH
+# Round 7 is closed: v16 and the expert it ran against are in git history (restore them as
+# bench/h200/README.md says: v16 at its path, the expert of ff78be0 with git show).
 set -u
 cd "$(dirname "$0")/../../../.."
 P=$1

@@ -2,6 +2,8 @@
 # run-all.sh - round 6's last call: attention forward v14 beside the expert on
 # all 20 forward workloads (four tasks x five), one call.
 #   OUT=... bench/h200/issue7/round6/mha_fwd/run-all.sh PTXBENCH
+# Round 6 is closed: v14 and the expert it ran against are in git history (restore them as
+# bench/h200/README.md says: v14 at its path, the expert of ff78be0 with git show).
 set -u
 cd "$(dirname "$0")/../../../../.."
 P=$1

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""check_t216.py - CPU replay of v16_transposed_216.cu's T216 configuration (issue 7, round 7).
+"""check_t216.py - CPU replay of the bf16 expert's T216 configuration (issue 7, round 7: v16).
+
+The kernel: tasks/gemm_bf16_nt/solutions/wgmma_tma_fast.cu (v16 with its selection in 32-bit
+integers; v16_transposed_216.cu itself is retired to git history, bench/h200/README.md).
 
 Mirrors the kernel's arithmetic (same names) and checks it against independent models of the
 hardware, for what cannot be run here:
@@ -20,6 +23,7 @@ hardware, for what cannot be run here:
               element inside a stored box, on the 15 workloads and a few hundred random shapes.
   rule        t216_selected (the same integer arithmetic) picks T216 on exactly n7168 M3000 and
               n14336 M3000 among the 15 workloads; prints the model's table.
+  constants   the #defines this model copies are read back from the kernel and must match.
 
 Run: python3 bench/h200/issue7/round7/gemm_bf16/check_t216.py  (about a second); exit 1 on failure.
 """
@@ -33,7 +37,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, *[".."] * 5))
 TASKS = ["gemm_bf16_n7168_k5120", "gemm_bf16_n4096_k4096", "gemm_bf16_n14336_k4096"]
 
-# The kernel's constants (v16_transposed_216.cu).
+KERNEL = os.path.join(ROOT, "tasks/gemm_bf16_nt/solutions/wgmma_tma_fast.cu")
+
+# The kernel's constants (check_constants() holds them against KERNEL's #defines).
 BM, BN, BK, STAGES, GROUP_M = 128, 256, 64, 4, 16
 STAGE_BYTES = (BM * BK + BN * BK) * 2          # the expert's 48 KiB slot
 STG_WG_BYTES = 2 * 64 * 64 * 2                 # the expert's 16 KiB staging per consumer
@@ -343,8 +349,24 @@ def workloads():
     return out
 
 
+def check_constants():
+    """The #defines of KERNEL that this model copies, read back: a change there must reach here."""
+    src = open(KERNEL).read()
+    want = {"BM": BM, "BN": BN, "BK": BK, "STAGES": STAGES, "GROUP_M": GROUP_M, "TN": TN, "TM": TM,
+            "T216_PASS_ROWS": PASS_ROWS, "T216_PASS2_ROW0": PASS2_ROW0, "T216_OVH": T216_OVH,
+            "SK_FIXUP20": SK_FIXUP20, "SK_NUM": SK_NUM, "SK_DEN": SK_DEN, "SK_REM_NUM": SK_REM_NUM,
+            "SK_REM_DEN": SK_REM_DEN}
+    errs = []
+    for name, value in want.items():
+        m = re.search(rf"^#define {name} (\d+)\b", src, re.M)
+        if not m or int(m.group(1)) != value:
+            errs.append(f"{name}: kernel has {m.group(1) if m else 'no #define'}, model {value}")
+    return errs
+
+
 def main():
-    errs = check_epilogue()
+    errs = check_constants()
+    errs += check_epilogue()
     for mutation in ("no_xor", "no_trans", "pass2_at_112", "swap_regs"):
         caught = check_epilogue(mutation)
         if not caught:

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """sass_r2ur.py - are the mainloops' stage index and descriptors still in uniform registers?
 
-Compiles the expert and v16 with nvcc -O3 -arch=sm_90a -cubin, disassembles them with nvdisasm and,
-for every cluster of HGMMAs (the mainloops, as ptxas unrolled them), counts the R2UR in a window
-from 30 instructions before the cluster's first HGMMA to 10 after its last; then compares v16's
-128x256 windows with the expert's, instruction by instruction up to register numbers, immediates
-and labels (a unified diff; empty = identical). An R2UR per HGMMA would mean ptxas moved the
+Compiles two versions of the bf16 expert (REF, NEW) with nvcc -O3 -arch=sm_90a -cubin,
+disassembles them with nvdisasm and, for every cluster of HGMMAs (the mainloops, as ptxas unrolled
+them), counts the R2UR in a window from 30 instructions before the cluster's first HGMMA to 10
+after its last; then compares NEW's 128x256 windows with REF's, instruction by instruction up to
+register numbers, immediates and labels (a unified diff; empty = identical). An R2UR per HGMMA would mean ptxas moved the
 descriptors out of the uniform datapath (see the expert's header).
-Run: python3 bench/h200/issue7/round7/gemm_bf16/sass_r2ur.py [REF.cu NEW.cu]  (a few seconds, no
-GPU); REF and NEW default to the expert and v16 (paths relative to the repository root or absolute).
+Run: python3 bench/h200/issue7/round7/gemm_bf16/sass_r2ur.py REF.cu NEW.cu  (a few seconds, no GPU;
+paths relative to the repository root or absolute), e.g. the expert before and after a change:
+  git show HEAD~1:tasks/gemm_bf16_nt/solutions/wgmma_tma_fast.cu > /tmp/ref.cu
+  python3 bench/h200/issue7/round7/gemm_bf16/sass_r2ur.py /tmp/ref.cu tasks/gemm_bf16_nt/solutions/wgmma_tma_fast.cu
 Environment: NVCC (default /usr/local/cuda/bin/nvcc), NVDISASM (default: the cu13 wheel's).
 """
 import difflib
@@ -23,8 +25,7 @@ ROOT = os.path.normpath(os.path.join(HERE, *[".."] * 5))
 NVCC = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
 NVDISASM = os.environ.get(
     "NVDISASM", "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/nvidia/cu13/bin/nvdisasm")
-FILES = {"expert": "tasks/gemm_bf16_nt/solutions/wgmma_tma_fast.cu",
-         "v16": "bench/h200/issue7/round7/gemm_bf16/v16_transposed_216.cu"}
+FILES = {}  # "REF" and "NEW", from the command line
 
 
 def sass(path, tmp):
@@ -63,8 +64,9 @@ def normalize(line):
 
 
 def main():
-    if len(sys.argv) == 3:
-        FILES["expert"], FILES["v16"] = sys.argv[1], sys.argv[2]
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    FILES["REF"], FILES["NEW"] = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         res = {k: sass(v, tmp) for k, v in FILES.items()}
     wins = {}
@@ -73,16 +75,16 @@ def main():
         wins[k] = windows(lines)
         for shape, n, r2ur, win in wins[k]:
             print(f"  {n:2} x HGMMA.{shape}: {r2ur} R2UR in the window ({len(win)} instructions)")
-    ref = [w for w in wins["expert"] if w[0].startswith("64x256")]
-    new = [w for w in wins["v16"] if w[0].startswith("64x256")]
+    ref = [w for w in wins["REF"] if w[0].startswith("64x256")]
+    new = [w for w in wins["NEW"] if w[0].startswith("64x256")]
     for (_, _, _, a), (_, _, _, b) in zip(ref, new):
         diff = list(difflib.unified_diff([normalize(l) for l in a], [normalize(l) for l in b],
-                                         "expert", "v16", lineterm="", n=0))
+                                         "REF", "NEW", lineterm="", n=0))
         changed = sum(1 for d in diff[2:] if d[:1] in "+-")  # diff[:2] are the ---/+++ headers
-        print(f"\nexpert's 128x256 window against v16's: {changed} "
+        print(f"\nREF's 128x256 window against NEW's: {changed} "
               f"lines differ (after normalizing register numbers, immediates, labels)")
         print("\n".join(diff))
-    bad = [w for w in wins["v16"] if w[2] > 4]
+    bad = [w for w in wins["NEW"] if w[2] > 4]
     sys.exit(1 if bad else 0)
 
 
