@@ -340,6 +340,29 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
+// One producer k-step: wait until ring slot it % STAGES is free, announce `bytes` on its full
+// barrier, and load two 128B-swizzled boxes into it, at +0 (map0 at row y0) and at +off1 (map1 at
+// row y1), both at K offset k. Both configurations' producers run on this.
+__device__ __forceinline__ void load_stage(int it, uint32_t base, uint32_t fbar, uint32_t ebar,
+                                           uint32_t bytes, const TensorMap &map0, int y0,
+                                           uint32_t off1, const TensorMap &map1, int y1, int k) {
+  const int s = it % STAGES;
+  const uint32_t ph = (uint32_t)(it / STAGES) & 1u;
+  mbar_wait(ebar + 8 * s, ph ^ 1u);
+  const uint32_t dst0 = base + s * STAGE_BYTES, dst1 = dst0 + off1;
+  const uint32_t bar = fbar + 8 * s;
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst0),
+               "l"(&map0), "r"(k), "r"(y0), "r"(bar)
+               : "memory");
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst1),
+               "l"(&map1), "r"(k), "r"(y1), "r"(bar)
+               : "memory");
+}
+
 __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int &mt, int &nt) {
   const int per_group = GROUP_M * tiles_n;
   const int group = t / per_group;
@@ -475,24 +498,9 @@ __device__ __forceinline__ void produce_t216(const TensorMap &tmA216, const Tens
     int nt, mt;
     tile_coords(t, tiles_n, tiles_m, nt, mt);
     const int n0 = nt * TN, m0 = mt * TM;
-    for (int kt = 0; kt < kTiles; ++kt, ++it) {
-      const int s = it % STAGES;
-      const uint32_t ph = (uint32_t)(it / STAGES) & 1u;
-      mbar_wait(ebar + 8 * s, ph ^ 1u);
-      const uint32_t sB = base + s * STAGE_BYTES, sA = sB + T216_B_BYTES;
-      const uint32_t bar = fbar + 8 * s;
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-                   "r"(T216_STAGE_BYTES)
-                   : "memory");
-      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
-                   "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(sB),
-                   "l"(&tmB128), "r"(kt * BK), "r"(n0), "r"(bar)
-                   : "memory");
-      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
-                   "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(sA),
-                   "l"(&tmA216), "r"(kt * BK), "r"(m0), "r"(bar)
-                   : "memory");
-    }
+    for (int kt = 0; kt < kTiles; ++kt, ++it)
+      load_stage(it, base, fbar, ebar, T216_STAGE_BYTES, tmB128, n0, T216_B_BYTES, tmA216, m0,
+                 kt * BK);
   }
 }
 
@@ -630,24 +638,8 @@ gemm_wgmma_tma_ws_sk(const __grid_constant__ TensorMap tmA,
         int mt, nt;
         tile_coords(tile, tiles_m, tiles_n, mt, nt);
         const int m0 = mt * BM, n0 = nt * BN;
-        for (int kt = k0; kt < k1; ++kt, ++it) {
-          const int s = it % STAGES;
-          const uint32_t ph = (uint32_t)(it / STAGES) & 1u;
-          mbar_wait(ebar + 8 * s, ph ^ 1u);
-          const uint32_t sA = base + s * STAGE_BYTES, sB = sA + TILE_A_BYTES;
-          const uint32_t bar = fbar + 8 * s;
-          asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-                       "r"(STAGE_BYTES)
-                       : "memory");
-          asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
-                       "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(sA),
-                       "l"(&tmA), "r"(kt * BK), "r"(m0), "r"(bar)
-                       : "memory");
-          asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
-                       "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(sB),
-                       "l"(&tmB), "r"(kt * BK), "r"(n0), "r"(bar)
-                       : "memory");
-        }
+        for (int kt = k0; kt < k1; ++kt, ++it)
+          load_stage(it, base, fbar, ebar, STAGE_BYTES, tmA, m0, TILE_A_BYTES, tmB, n0, kt * BK);
       }
     }
     return;
