@@ -5,10 +5,12 @@
 // the tensor-core accumulator, whose result is truncated to `frac` mantissa bits (13 per public
 // measurements of the H100; 23 = plain fp32). With `promote` > 0 the accumulator is added into an
 // exact fp32 sum and restarted every `promote` values of K. Inputs follow task.json: A ~ N(0,1),
-// B ~ N(0,1) with 1e-4 spikes of x16, both rounded to e4m3; scale_a, scale_b ~ U(0.25, 2);
+// B ~ N(0,1) with 1e-4 spikes of x16, both rounded to e4m3; scale_a, scale_b ~ U(SCALE_LO, 2);
 // K = 5120; the output rounded to bf16. Each sample is one output element.
-// Prints the fraction of elements outside atol 0.1 + rtol 0.02 * |ref|, the relative L2 error and
-// the worst element's error as a fraction of its allowance (> 1 fails).
+// Prints the fraction of elements outside atol ATOL + rtol RTOL * |ref|, the relative L2 error and
+// the worst element's error as a fraction of its allowance (> 1 fails). The defaults (ATOL 0.1,
+// RTOL 0.02, SCALE_LO 0.25) are the task's first tolerance and scales; task.json now has atol 0.5
+// and scales ~ U(0.5, 2), i.e. `... SAMPLES 0.5 0.02 0.5`.
 //
 //   cc -O2 -o accum_model accum_model.c -lm
 //   ./accum_model 32 13 0    # plain wgmma accumulation: 2.3% of elements out of tolerance
@@ -16,6 +18,10 @@
 //   ./accum_model 32 13 128  # promotion every 128 (wgmma_tma*.cu): worst element at 0.24
 //   ./accum_model 32 13 256  # promotion every 256: worst element at 0.76 with 100000 samples
 //   ./accum_model 32 23 0    # exact fp32 accumulation: worst element at 0.19
+// With the task's present tolerance and scales:
+//   ./accum_model 32 13 256 100000 0.5 0.02 0.5   # worst element 0.185 of its allowance
+//   ./accum_model 32 12 256 100000 0.5 0.02 0.5   # one mantissa bit fewer: 0.318
+//   ./accum_model 32 13 0 100000 0.5 0.02 0.5     # no promotion: 0.22% out (H200: 0.002-0.07%)
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,11 +64,14 @@ static float to_bf16(float x) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: %s CHUNK FRAC_BITS PROMOTE [SAMPLES]\n", argv[0]);
+    fprintf(stderr, "usage: %s CHUNK FRAC_BITS PROMOTE [SAMPLES [ATOL [RTOL [SCALE_LO]]]]\n",
+            argv[0]);
     return 2;
   }
   const int K = 5120, chunk = atoi(argv[1]), frac = atoi(argv[2]), promote = atoi(argv[3]);
   const int samples = argc > 4 ? atoi(argv[4]) : 20000;
+  const double atol = argc > 5 ? atof(argv[5]) : 0.1, rtol = argc > 6 ? atof(argv[6]) : 0.02;
+  const double scale_lo = argc > 7 ? atof(argv[7]) : 0.25; // scale_a, scale_b ~ U(scale_lo, 2)
   float *a = malloc(K * sizeof(float)), *b = malloc(K * sizeof(float));
   long fails = 0;
   double errSq = 0, refSq = 0, worst = 0;
@@ -75,7 +84,8 @@ int main(int argc, char **argv) {
         v *= 16;
       b[k] = to_e4m3(v);
     }
-    double scale = (0.25 + 1.75 * rand() / (double)RAND_MAX) * (0.25 + 1.75 * rand() / RAND_MAX);
+    double scale = (scale_lo + (2 - scale_lo) * rand() / (double)RAND_MAX) *
+                   (scale_lo + (2 - scale_lo) * rand() / (double)RAND_MAX);
     float ref = 0;
     for (int k = 0; k < K; ++k)
       ref = fmaf(a[k], b[k], ref);
@@ -92,7 +102,7 @@ int main(int argc, char **argv) {
     }
     sum += tc;
     double out = to_bf16((float)(scale * sum)), r = scale * ref;
-    double err = fabs(out - r), allowed = 0.1 + 0.02 * fabs(r);
+    double err = fabs(out - r), allowed = atol + rtol * fabs(r);
     fails += err > allowed;
     worst = fmax(worst, err / allowed);
     errSq += err * err;
