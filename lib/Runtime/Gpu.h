@@ -1,5 +1,4 @@
-//===- Gpu.h - The harness's device: context, stream, built-in kernels -*- C++
-//-*-===//
+//===- Gpu.h - The harness's device: context, stream, built-ins -*- C++ -*-===//
 //
 // What every part of a worker shares: the CUDA driver and libraries (loaded
 // at run time), the device's primary context and the harness's own stream,
