@@ -528,6 +528,9 @@ __device__ __forceinline__ void consume_t216(const TensorMap &tmC112, int M, int
     int nt, mt;
     tile_coords(t, tiles_n, tiles_m, nt, mt);
     const int n0 = nt * TN, m0 = mt * TM;
+    // The 128x256 loop's k-steps, with m64n216. Written out rather than shared through a template:
+    // one made ptxas address the barriers from regular instead of uniform registers (2-4 more
+    // instructions around each wgmma cluster in the SASS).
     int prev_s = 0;
     for (int kt = 0; kt < kTiles; ++kt, ++it) {
       const int s = it % STAGES;
