@@ -2,9 +2,10 @@
 """schedule_model.py - CPU model of v8_streamk_tail.cu's work schedule (issue 7, round 4).
 
 The kernel cannot run on the development machine, so this script mirrors its schedule
-(make_work, sk_end, next_unit, tile_coords and the head's wait loop: same arithmetic, same names)
-and checks, for every workload of the three gemm_bf16_n*_k* tasks and a sweep of other shapes,
-with the kernel's choice of stream-K region and with either region forced:
+(make_work, sk_end, next_unit, tile_coords and the head's wait loop: same arithmetic, same names;
+the parts later kernels share are in ../../gemm_model.py) and checks, for every workload of the
+three gemm_bf16_n*_k* tasks and a sweep of other shapes, with the kernel's choice of stream-K
+region and with either region forced:
 
   coverage      every output element's K range is covered exactly once: tile_coords maps the
                 tile numbers one-to-one onto the (M-tile, N-tile) grid, and every tile's k-tiles
@@ -23,70 +24,28 @@ It then predicts v8's time per workload from the expert's H200 measurements (doc
 LRU model of a 50 MB L2 (the reason v8 switches to the "rem" region at rem >= G/4).
 Run: python3 schedule_model.py [--no-l2] (about 30 s); exit status 1 if any check fails.
 """
-import json
 import os
 import random
 import sys
 
-BM, BN, BK, GROUP_M, SMS = 128, 256, 64, 16, 132
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from gemm_model import (BF16_TASKS, SMS, cdiv, covers_once, dram_bytes,  # noqa: E402
+                        region_of, sk_end, stream_k_ranges, stream_k_tiles, task_workloads,
+                        tile_coords, units)
+
+BM, BN, BK, GROUP_M = 128, 256, 64, 16
 SK_ON, SK_NUM, SK_DEN, SK_REM_NUM, SK_REM_DEN = True, 17, 20, 1, 4
-
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 5))
-TASKS = ["gemm_bf16_n7168_k5120", "gemm_bf16_n4096_k4096", "gemm_bf16_n14336_k4096"]
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
-
-
-def tile_coords(t, tiles_m, tiles_n):
-    per_group = GROUP_M * tiles_n
-    group = t // per_group
-    first_m = group * GROUP_M
-    gsize = min(tiles_m - first_m, GROUP_M)
-    r = t - group * per_group
-    return first_m + r % gsize, r // gsize
-
-
-def sk_end(w, q):
-    return (q + 1) * w["per"] + min(q + 1, w["extra"])
 
 
 def make_work(tiles, k_tiles, grid, c, nsmid=SMS, sk_on=SK_ON, region=None):
     """The kernel's make_work: (t, dp_end, kTiles, sk_i, sk_e, per, extra). region forces the
     stream-K region ("rem" or "wave") for the model's comparisons; None is the kernel's rule."""
-    rounds, rem = tiles // grid, tiles % grid
     w = dict(t=c, dp_end=tiles, kTiles=k_tiles, sk_i=0, sk_e=0, per=0, extra=0)
-    if (sk_on and rem > 0 and rounds > 0 and k_tiles > 0 and rem * SK_DEN <= grid * SK_NUM
-            and grid <= nsmid):
-        rem_ok = rem * k_tiles >= grid  # every range non-empty
-        rem_rule = rem * SK_REM_DEN >= grid * SK_REM_NUM and rem_ok
-        if (region if region and rem_ok else ("rem" if rem_rule else "wave")) == "rem":
-            w["dp_end"], sk_tiles = rounds * grid, rem
-        else:
-            w["dp_end"], sk_tiles = (rounds - 1) * grid, grid + rem
-        iters = sk_tiles * k_tiles
-        w["per"], w["extra"] = iters // grid, iters % grid
-        w["sk_i"] = c * w["per"] + min(c, w["extra"])
-        w["sk_e"] = sk_end(w, c)
+    cut = (SK_NUM, SK_DEN, SK_REM_NUM, SK_REM_DEN)
+    sk_tiles = stream_k_tiles(tiles, k_tiles, grid, nsmid, cut, region) if sk_on else 0
+    if sk_tiles:
+        stream_k_ranges(w, tiles, sk_tiles, grid, c)
     return w
-
-
-def units(w, grid):
-    """The kernel's next_unit loop: list of (tile, k0, k1)."""
-    out = []
-    while True:
-        if w["t"] < w["dp_end"]:
-            out.append((w["t"], 0, w["kTiles"]))
-            w["t"] += grid
-        elif w["sk_i"] < w["sk_e"]:
-            tile = w["dp_end"] + w["sk_i"] // w["kTiles"]
-            k0 = w["sk_i"] % w["kTiles"]
-            k1 = min(w["kTiles"], k0 + (w["sk_e"] - w["sk_i"]))
-            w["sk_i"] += k1 - k0
-            out.append((tile, k0, k1))
-        else:
-            return out
 
 
 def schedule(M, N, K, nsmid=SMS, sk_on=SK_ON, region=None):
@@ -123,7 +82,7 @@ def check(M, N, K, region=None):
     """Coverage and contributors; returns a list of error strings."""
     grid, tiles_m, tiles_n, k_tiles, per_cta = schedule(M, N, K, region=region)
     tiles, errs = tiles_m * tiles_n, []
-    coords = {tile_coords(t, tiles_m, tiles_n) for t in range(tiles)}
+    coords = {tile_coords(t, tiles_m, tiles_n, GROUP_M) for t in range(tiles)}
     if coords != {(m, n) for m in range(tiles_m) for n in range(tiles_n)}:
         errs.append("tile_coords is not one-to-one onto the tile grid")
     pieces = {}
@@ -140,8 +99,7 @@ def check(M, N, K, region=None):
             pieces.setdefault(t, []).append((k0, k1, c, k))
     for t in range(tiles):
         ps = sorted(pieces.get(t, []))
-        edges = [0] + [x for p in ps for x in p[:2]] + [k_tiles]
-        if k_tiles > 0 and any(edges[2 * i] != edges[2 * i + 1] for i in range(len(ps) + 1)):
+        if k_tiles > 0 and not covers_once(ps, k_tiles):
             errs.append(f"tile {t}: K ranges {[(p[0], p[1]) for p in ps]} do not cover [0, {k_tiles}) once")
         if len(ps) > 1:  # a head in CTA c, then pieces of CTAs c+1, c+2, ... it waits for
             hc = ps[0][2]
@@ -207,36 +165,11 @@ def l2_traffic(M, N, K, sk_on, t_it, e_full, l2_bytes, region=None):
     the k-slabs A[mt, k] (128 x 64) and B[nt, k] (256 x 64) each CTA loads, in time order.
     Returns (total miss bytes, miss bytes after the data-parallel rounds, their start time):
     for v8 the stream-K phase, for the expert (sk_on False) its last, partial round."""
-    from collections import OrderedDict
     grid, tm, tn, k_tiles, per_cta = schedule(M, N, K, sk_on=sk_on, region=region)
     tiles = tm * tn
     dp_rounds = make_work(tiles, k_tiles, grid, 0, sk_on=sk_on, region=region)["dp_end"] // grid
     phase2 = dp_rounds * (k_tiles * t_it + e_full)
-    events = []
-    for c, us in enumerate(per_cta):
-        clock = 0.0
-        for u in us:
-            t, k0, k1 = u
-            mt, nt = tile_coords(t, tm, tn)
-            for k in range(k0, k1):
-                events.append((clock, c, mt, nt, k))
-                clock += t_it
-            clock += e_full
-    events.sort()
-    lru, held, miss, miss2 = OrderedDict(), 0, 0, 0
-    for clock, _, mt, nt, k in events:
-        for key, size in ((("A", mt, k), min(BM, M - mt * BM) * BK * 2),
-                          (("B", nt, k), min(BN, N - nt * BN) * BK * 2)):
-            if key in lru:
-                lru.move_to_end(key)
-                continue
-            miss += size
-            if clock >= phase2:
-                miss2 += size
-            lru[key] = size
-            held += size
-            while held > l2_bytes:
-                held -= lru.popitem(last=False)[1]
+    miss, miss2 = dram_bytes(per_cta, M, N, (BM, BN, BK), 2, GROUP_M, t_it, e_full, l2_bytes, phase2)
     return miss, miss2, phase2
 
 
@@ -291,11 +224,7 @@ def mutation_test(workloads):
 
 def main():
     failures = 0
-    workloads = []
-    for task in TASKS:
-        spec = json.load(open(os.path.join(ROOT, "tasks", task, "task.json")))
-        for w in spec["workloads"]["dev"] + spec["workloads"]["heldout"]:
-            workloads.append((task, w["name"], w["M"], w["N"], w["K"]))
+    workloads = task_workloads(BF16_TASKS)
 
     # 1. Coverage and pairing: the task workloads, edge cases around full rounds, random shapes.
     shapes = [(M, N, K) for _, _, M, N, K in workloads]
@@ -353,8 +282,7 @@ def main():
         grid, tm, tn, k_tiles, per_cta = schedule(M, N, K)
         tiles = tm * tn
         lib, exp = MEASURED[task][M]
-        w0 = make_work(tiles, k_tiles, grid, 0)
-        region = "DP" if w0["dp_end"] == tiles else ("rem" if w0["dp_end"] == tiles // grid * grid else "wave")
+        region = region_of(make_work(tiles, k_tiles, grid, 0), tiles, grid)
         tr, kt = t_round(task)
         t_it = (tr - E_FULL) / kt
         v8 = exp if region == "DP" else simulate(M, N, K, t_it, E_FULL, E_STORE, E_LOAD, LAUNCH) / 1000

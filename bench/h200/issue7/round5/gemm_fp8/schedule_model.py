@@ -3,7 +3,8 @@
 
 v11 takes the bf16 expert's stream-K tail as it is (make_work, sk_end, next_unit, tile_coords and
 the head's wait loop, same arithmetic). So this script loads the bf16 model
-(bench/h200/issue7/round4/gemm_bf16/schedule_model.py, which mirrors that code) with fp8's tile
+(bench/h200/issue7/round4/gemm_bf16/schedule_model.py, which mirrors that code with the
+helpers of bench/h200/issue7/gemm_model.py) with fp8's tile
 (BM = BN = BK = 128: kTiles = K / 128 = 40 or 32) and reruns its checks on gemm_fp8_e4m3's
 workloads and on random shapes:
 
@@ -33,11 +34,11 @@ import os
 import random
 import struct
 import sys
-from collections import OrderedDict
 
-sys.dont_write_bytecode = True  # leave no __pycache__ beside the bf16 model
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, *[".."] * 5))
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the bf16 model or gemm_model.py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from gemm_model import ROOT, SMS, cdiv, dram_bytes, region_of  # noqa: E402
+
 _spec = importlib.util.spec_from_file_location(
     "bf16_schedule_model", os.path.join(ROOT, "bench/h200/issue7/round4/gemm_bf16/schedule_model.py"))
 sk = importlib.util.module_from_spec(_spec)
@@ -45,8 +46,6 @@ _spec.loader.exec_module(sk)
 # v11's tile; the bf16 model's functions read these module globals at call time. SK_* (85% cut-off,
 # region switch at rem = G/4) and GROUP_M = 16 are the same in v11.
 sk.BM, sk.BN, sk.BK = 128, 128, 128
-SMS = sk.SMS
-cdiv = sk.cdiv
 
 WORKLOADS = [  # gemm_fp8_e4m3's task.json: (name, M, N, K)
     ("dev-m4096", 4096, 7168, 5120), ("dev-m8192", 8192, 7168, 5120),
@@ -175,34 +174,11 @@ def fit_stage_time():
 def l2_traffic(M, N, K, sk_on, t_it):
     """DRAM bytes under an LRU 50 MB L2, uniform speeds: the A[mt, k] and B[nt, k] 128x128-byte
     slabs every CTA loads, in time order. Returns (total MB, MB in the last phase, its start us)."""
-    grid, tm, tn, k_tiles, _ = sk.schedule(M, N, K)
-    tiles = tm * tn
-    per_cta = [sk.units(sk.make_work(tiles, k_tiles, grid, c, sk_on=sk_on), grid) for c in range(grid)]
-    dp_rounds = sk.make_work(tiles, k_tiles, grid, 0, sk_on=sk_on)["dp_end"] // grid
+    grid, tm, tn, k_tiles, per_cta = sk.schedule(M, N, K, sk_on=sk_on)
+    dp_rounds = sk.make_work(tm * tn, k_tiles, grid, 0, sk_on=sk_on)["dp_end"] // grid
     phase2 = dp_rounds * (k_tiles * t_it + E_FULL)
-    events = []
-    for c, us in enumerate(per_cta):
-        clock = 0.0
-        for t, k0, k1 in us:
-            mt, nt = sk.tile_coords(t, tm, tn)
-            for k in range(k0, k1):
-                events.append((clock, c, mt, nt, k))
-                clock += t_it
-            clock += E_FULL
-    events.sort()
-    lru, held, miss, miss2 = OrderedDict(), 0, 0, 0
-    for clock, _, mt, nt, k in events:
-        for key, size in ((("A", mt, k), min(128, M - mt * 128) * 128),
-                          (("B", nt, k), min(128, N - nt * 128) * 128)):
-            if key in lru:
-                lru.move_to_end(key)
-                continue
-            miss += size
-            miss2 += size if clock >= phase2 else 0
-            lru[key] = size
-            held += size
-            while held > 50e6:
-                held -= lru.popitem(last=False)[1]
+    miss, miss2 = dram_bytes(per_cta, M, N, (sk.BM, sk.BN, sk.BK), 1, sk.GROUP_M, t_it, E_FULL, 50e6,
+                             phase2)
     return miss / 1e6, miss2 / 1e6, phase2
 
 
@@ -253,8 +229,7 @@ def main():
         grid, tm, tn, k_tiles, per_cta = sk.schedule(M, N, K)
         tiles = tm * tn
         w0 = sk.make_work(tiles, k_tiles, grid, 0)
-        region = ("DP" if w0["dp_end"] == tiles else
-                  "rem" if w0["dp_end"] == tiles // grid * grid else "wave")
+        region = region_of(w0, tiles, grid)
         _, n_units, n_single = check_pairs(M, N, K)
         _, n_raised = check_flags(M, N, K)
         n_split, worst = check_numerics(M, N, K, rng)

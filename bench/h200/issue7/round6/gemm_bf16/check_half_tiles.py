@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """check_half_tiles.py - CPU replay of v15_half_tiles.cu's work schedule (issue 7, round 6).
 
-Mirrors the kernel's make_work / half_pairs / next_unit / unit_coords (same arithmetic, same names)
-and checks, for the 15 workloads of the three gemm_bf16_n*_k* tasks and a few hundred random
-(M, N, K):
+Mirrors the kernel's make_work / half_pairs / next_unit / unit_coords (same arithmetic, same names;
+the expert's stream-K split, next_unit's loop and tile_coords are ../../gemm_model.py's) and
+checks, for the 15 workloads of the three gemm_bf16_n*_k* tasks and a few hundred random (M, N, K):
 
   coverage    every 64-row half of every output tile that holds rows < M is computed exactly once
               over [0, kTiles): by units of full tiles (both consumer warpgroups), stream-K pieces
@@ -22,21 +22,20 @@ half-tile costs 0.5 and 0.65. A mutation test (half tile dealt twice, pair strid
 half tile on a row with rows for warpgroup 1) checks that the checks catch broken schedules.
 Run: python3 check_half_tiles.py  (a few seconds); exit status 1 if any check fails.
 """
-import json
 import os
 import random
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, *[".."] * 5))
-sys.path.insert(0, os.path.join(ROOT, "bench/h200/issue7/round4/gemm_bf16"))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "round4", "gemm_bf16"))
+from gemm_model import (BF16_TASKS, SMS, cdiv, covers_once, expert_makespan20,  # noqa: E402
+                        stream_k_ranges, stream_k_tiles, task_workloads, tile_coords, units)
 import schedule_model as r4  # noqa: E402  (the expert's stream-K schedule and its checks)
 
-BM, BN, BK, SMS = r4.BM, r4.BN, r4.BK, r4.SMS
-SK_NUM, SK_DEN, SK_REM_NUM, SK_REM_DEN = r4.SK_NUM, r4.SK_DEN, r4.SK_REM_NUM, r4.SK_REM_DEN
+BM, BN, BK, GROUP_M = r4.BM, r4.BN, r4.BK, r4.GROUP_M
+SK_CUT = (r4.SK_NUM, r4.SK_DEN, r4.SK_REM_NUM, r4.SK_REM_DEN)
 HT_ON, HT_FIXUP20 = True, 3
-TASKS = r4.TASKS
-cdiv, tile_coords, sk_end = r4.cdiv, r4.tile_coords, r4.sk_end
 
 # Mutations for the self-test: None, "twice" (CTAs G-1 and G-2 both start at pair 0: a half tile
 # dealt twice, the last pair never), "stride" (after wrapping, pairs advance by 2G+1),
@@ -52,10 +51,9 @@ def half_pairs(q, P, G):
 def make_work(M, tiles_m, tiles_n, k_tiles, G, c, nsmid=SMS):
     """The kernel's make_work: the expert's fields plus rows_m, hi, h_end."""
     tiles = tiles_m * tiles_n
-    rounds, rem = tiles // G, tiles % G
     w = dict(t=c, dp_end=tiles, kTiles=k_tiles, sk_i=0, sk_e=0, per=0, extra=0,
              rows_m=tiles_m, hi=0, h_end=0, half=False)
-    sk_ok = rem > 0 and rounds > 0 and k_tiles > 0 and rem * SK_DEN <= G * SK_NUM and G <= nsmid
+    sk_tiles = stream_k_tiles(tiles, k_tiles, G, nsmid, SK_CUT)  # 0: the expert keeps tiles whole
     mr = M % BM
     lim = BM if MUTATION == "wrong_row" else BM // 2
     if HT_ON and 0 < mr <= lim and tiles_m >= 2:
@@ -64,10 +62,7 @@ def make_work(M, tiles_m, tiles_n, k_tiles, G, c, nsmid=SMS):
         half20 = 20 * Lf + 20 * half_pairs(G - 1, P, G)
         if fr > 0:
             half20 = max(half20, 20 * (Lf + 1) + 20 * half_pairs(fr - 1, P, G))
-        exp20 = 20 * cdiv(tiles, G)
-        if sk_ok:
-            sk_tiles = rem if (rem * SK_REM_DEN >= G * SK_REM_NUM and rem * k_tiles >= G) else G + rem
-            exp20 = 20 * (tiles - sk_tiles) // G + cdiv(20 * sk_tiles, G) + HT_FIXUP20
+        exp20 = expert_makespan20(tiles, sk_tiles, G, HT_FIXUP20)
         w["half20"], w["exp20"] = half20, exp20
         if half20 < exp20:
             hi = 2 * (G - 1 - c)
@@ -75,47 +70,35 @@ def make_work(M, tiles_m, tiles_n, k_tiles, G, c, nsmid=SMS):
                 hi = 2 * max(G - 2 - c, 0)
             w.update(rows_m=tiles_m - 1, dp_end=F, h_end=tiles_n, hi=hi, half=True)
             return w
-    if sk_ok:
-        if rem * SK_REM_DEN >= G * SK_REM_NUM and rem * k_tiles >= G:
-            w["dp_end"], sk_tiles = rounds * G, rem
-        else:
-            w["dp_end"], sk_tiles = (rounds - 1) * G, G + rem
-        iters = sk_tiles * k_tiles
-        w["per"], w["extra"] = iters // G, iters % G
-        w["sk_i"] = c * w["per"] + min(c, w["extra"])
-        w["sk_e"] = sk_end(w, c)
+    if sk_tiles:
+        stream_k_ranges(w, tiles, sk_tiles, G, c)
     return w
+
+
+def next_half(w, G):
+    """next_unit's third branch: the CTA's next half tile (a whole unit of the last M-tile row),
+    pairs of adjacent columns dealt round-robin; None when its half tiles are done."""
+    if w["hi"] >= w["h_end"]:
+        return None
+    unit = (w["dp_end"] + w["hi"], 0, w["kTiles"])
+    step = 2 * G - 1 if w["hi"] & 1 else 1
+    if MUTATION == "second" and not w["hi"] & 1:
+        step = 2
+    if MUTATION == "stride" and w["hi"] & 1:
+        step = 2 * G + 1
+    w["hi"] += step
+    return unit
 
 
 def next_units(w, G):
     """The kernel's next_unit loop: list of (tile, k0, k1)."""
-    out = []
-    while True:
-        if w["t"] < w["dp_end"]:
-            out.append((w["t"], 0, w["kTiles"]))
-            w["t"] += G
-        elif w["sk_i"] < w["sk_e"]:
-            tile = w["dp_end"] + w["sk_i"] // w["kTiles"]
-            k0 = w["sk_i"] % w["kTiles"]
-            k1 = min(w["kTiles"], k0 + (w["sk_e"] - w["sk_i"]))
-            w["sk_i"] += k1 - k0
-            out.append((tile, k0, k1))
-        elif w["hi"] < w["h_end"]:
-            out.append((w["dp_end"] + w["hi"], 0, w["kTiles"]))
-            step = 2 * G - 1 if w["hi"] & 1 else 1
-            if MUTATION == "second" and not w["hi"] & 1:
-                step = 2
-            if MUTATION == "stride" and w["hi"] & 1:
-                step = 2 * G + 1
-            w["hi"] += step
-        else:
-            return out
+    return units(w, G, lambda w: next_half(w, G))
 
 
 def unit_coords(w, tile, tiles_n):
     full = w["rows_m"] * tiles_n
     if tile < full:
-        return tile_coords(tile, w["rows_m"], tiles_n)
+        return tile_coords(tile, w["rows_m"], tiles_n, GROUP_M)
     return w["rows_m"], tile - full
 
 
@@ -161,8 +144,7 @@ def check(M, N, K):
                 if mt * BM + wg * 64 >= M:
                     continue  # all padding: computing it or not is both fine
                 rs = sorted(cover.get((mt, nt, wg), []))
-                edges = [0] + [x for r in rs for x in r] + [k_tiles]
-                if any(edges[2 * i] != edges[2 * i + 1] for i in range(len(rs) + 1)):
+                if not covers_once(rs, k_tiles):
                     errs.append(f"tile {(mt, nt)} warpgroup {wg}: K ranges {rs} do not cover "
                                 f"[0, {k_tiles}) exactly once")
     w0 = per_cta[0][0]
@@ -186,13 +168,7 @@ def check(M, N, K):
 
 
 def workloads():
-    out = []
-    for t in TASKS:
-        spec = json.load(open(os.path.join(ROOT, "tasks", t, "task.json")))
-        for group in spec["workloads"].values():
-            for wl in group:
-                out.append((f"{t}:{wl['name']}", wl["M"], wl["N"], wl["K"]))
-    return out
+    return [(f"{t}:{name}", M, N, K) for t, name, M, N, K in task_workloads(BF16_TASKS)]
 
 
 def random_shapes(n, seed=7):

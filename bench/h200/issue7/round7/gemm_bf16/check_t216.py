@@ -21,21 +21,21 @@ hardware, for what cannot be run here:
               equal to where the TMA box put it, in every stage; the shared-memory footprint.
   schedule    every T216 tile dealt exactly once, loads within one tile, and every in-bounds C
               element inside a stored box, on the 15 workloads and a few hundred random shapes.
-  rule        t216_selected (the same integer arithmetic) picks T216 on exactly n7168 M3000 and
-              n14336 M3000 among the 15 workloads; prints the model's table.
+  rule        t216_selected (the same integer arithmetic; the expert's stream-K cost model is
+              ../../gemm_model.py's) picks T216 on exactly n7168 M3000 and n14336 M3000 among the
+              15 workloads; prints the model's table.
   constants   the #defines this model copies are read back from the kernel and must match.
 
 Run: python3 bench/h200/issue7/round7/gemm_bf16/check_t216.py  (about a second); exit 1 on failure.
 """
-import json
 import os
 import random
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, *[".."] * 5))
-TASKS = ["gemm_bf16_n7168_k5120", "gemm_bf16_n4096_k4096", "gemm_bf16_n14336_k4096"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from gemm_model import (BF16_TASKS, ROOT, SMS, cdiv, expert_makespan20,  # noqa: E402
+                        stream_k_tiles, task_workloads, tile_coords)
 
 KERNEL = os.path.join(ROOT, "tasks/gemm_bf16_nt/solutions/wgmma_tma_fast.cu")
 
@@ -49,11 +49,6 @@ T216_B_BYTES, T216_A_BYTES = TN * BK * 2, TM * BK * 2
 PASS_ROWS, PASS2_ROW0 = 112, 104
 T216_OVH, SK_FIXUP20 = 4, 3
 SK_NUM, SK_DEN, SK_REM_NUM, SK_REM_DEN = 17, 20, 1, 4
-SMS = 132
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,16 +259,6 @@ def check_descriptors(base_candidates):
 # Schedule and rule
 
 
-def tile_coords(t, tiles_m, tiles_n):
-    """The kernel's grouped order (rows GROUP_M at a time); returns (row tile, column tile)."""
-    per_group = GROUP_M * tiles_n
-    group = t // per_group
-    first_m = group * GROUP_M
-    gsize = min(tiles_m - first_m, GROUP_M)
-    r = t - group * per_group
-    return first_m + r % gsize, r // gsize
-
-
 def t216_selected(M, N, K, nsm=SMS, verbose=False):
     """The kernel's t216_selected; G = the plan's grid."""
     k_tiles = cdiv(K, BK)
@@ -281,12 +266,8 @@ def t216_selected(M, N, K, nsm=SMS, verbose=False):
     G = min(SMS, tiles)
     if k_tiles == 0 or tiles == 0:
         return False, None, None
-    rounds, rem = tiles // G, tiles % G
-    if rem > 0 and rounds > 0 and rem * SK_DEN <= G * SK_NUM and G <= nsm:
-        sk_tiles = rem if (rem * SK_REM_DEN >= G * SK_REM_NUM and rem * k_tiles >= G) else G + rem
-        expert20 = 20 * (tiles - sk_tiles) // G + (20 * sk_tiles + G - 1) // G + SK_FIXUP20
-    else:
-        expert20 = 20 * cdiv(tiles, G)
+    sk_tiles = stream_k_tiles(tiles, k_tiles, G, nsm, (SK_NUM, SK_DEN, SK_REM_NUM, SK_REM_DEN))
+    expert20 = expert_makespan20(tiles, sk_tiles, G, SK_FIXUP20)
     tiles216 = cdiv(N, TN) * cdiv(M, TM)
     rounds216 = cdiv(tiles216, G)
     t216_x = 20 * rounds216 * (TM + T216_OVH)
@@ -304,7 +285,8 @@ def check_schedule(M, N, K):
     for c in range(G):
         n_units = 0
         for t in range(c, tiles, G):
-            nt, mt = tile_coords(t, tiles_n, tiles_m)
+            # The expert's grouped order with the N-tiles as its rows (GROUP_M N-tiles at a time).
+            nt, mt = tile_coords(t, tiles_n, tiles_m, GROUP_M)
             if not (0 <= nt < tiles_n and 0 <= mt < tiles_m):
                 errs.append(f"CTA {c}: tile {t} -> ({nt}, {mt}) out of range")
             seen[(nt, mt)] = seen.get((nt, mt), 0) + 1
@@ -339,16 +321,6 @@ def check_schedule(M, N, K):
     return errs, max(loads) if loads else 0
 
 
-def workloads():
-    out = []
-    for t in TASKS:
-        spec = json.load(open(os.path.join(ROOT, "tasks", t, "task.json")))
-        for group in spec["workloads"].values():
-            for wl in group:
-                out.append((t, wl["name"], wl["M"], wl["N"], wl["K"]))
-    return out
-
-
 def check_constants():
     """The #defines of KERNEL that this model copies, read back: a change there must reach here."""
     src = open(KERNEL).read()
@@ -380,7 +352,7 @@ def main():
     print(f"\n{'workload':38} {'tiles':>5} {'expert':>7} {'T216 tiles':>10} {'rounds':>6} "
           f"{'T216':>7}  pick")
     picked = []
-    for task, name, M, N, K in workloads():
+    for task, name, M, N, K in task_workloads(BF16_TASKS):
         sel, e, t = t216_selected(M, N, K)
         tiles = cdiv(M, BM) * cdiv(N, BN)
         t216 = cdiv(N, TN) * cdiv(M, TM)
