@@ -6,10 +6,13 @@ Model of stmatrix.m8n8.x4.trans (PTX ISA): register k of lane l holds the
 elements (row l/4, cols 2(l%4), 2(l%4)+1) of matrix k (low half = lower
 column); with .trans, element (r, c) of matrix k lands in memory row c at
 position r; memory row c of matrix k starts at the address lane 8k + c gives.
+expert() is also round 5's reference (round5/mha_bwd/check_layouts.py imports it).
 """
 BOX = 64 * 64 * 2
 
 def expert(ws):
+    """The expert's dS tile: {byte offset: ws[wg, warp, lane, i]}, from its 32 scalar bf16 stores
+    per thread (dS^T accumulator element i at [query][key], rows 128B-swizzled), both warpgroups."""
     mem = {}
     for wg in range(2):
         for warp in range(4):
@@ -44,20 +47,24 @@ def v3(ws):
                             mem[addr[8 * k + col_c, n] + 2 * row_r] = val
     return mem
 
-ws = {(wg, w, l, i): (wg, w, l, i) for wg in range(2) for w in range(4)
-      for l in range(32) for i in range(32)}
-a, b = expert(ws), v3(ws)
-assert len(a) == 2 * BOX // 2 and a == b, "mismatch"
-# bank conflicts: per instruction, the 32 row addresses (16 B each) of a warp
-for warp in range(4):
-    for n in range(4):
-        banks = set()
-        for lane in range(32):
-            j, r = lane // 8, lane % 8
-            q = 8 * (2 * n + (j >> 1)) + r
-            a0 = q * 128 + (((2 * warp + (j & 1)) ^ r) << 4)
-            banks.add((lane // 8, (a0 // 4) % 32))  # per 8-row phase
-        # each 8-lane phase (one matrix) covers 8 distinct 16-byte bank groups
-        for ph in range(4):
-            assert len({bk // 4 for p, bk in banks if p == ph}) == 8
-print("v3 dS stmatrix layout == expert scalar stores; conflict-free per matrix")
+def main():
+    ws = {(wg, w, l, i): (wg, w, l, i) for wg in range(2) for w in range(4)
+          for l in range(32) for i in range(32)}
+    a, b = expert(ws), v3(ws)
+    assert len(a) == 2 * BOX // 2 and a == b, "mismatch"
+    # bank conflicts: per instruction, the 32 row addresses (16 B each) of a warp
+    for warp in range(4):
+        for n in range(4):
+            banks = set()
+            for lane in range(32):
+                j, r = lane // 8, lane % 8
+                q = 8 * (2 * n + (j >> 1)) + r
+                a0 = q * 128 + (((2 * warp + (j & 1)) ^ r) << 4)
+                banks.add((lane // 8, (a0 // 4) % 32))  # per 8-row phase
+            # each 8-lane phase (one matrix) covers 8 distinct 16-byte bank groups
+            for ph in range(4):
+                assert len({bk // 4 for p, bk in banks if p == ph}) == 8
+    print("v3 dS stmatrix layout == expert scalar stores; conflict-free per matrix")
+
+if __name__ == "__main__":
+    main()

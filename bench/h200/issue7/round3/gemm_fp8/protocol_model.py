@@ -9,42 +9,23 @@ succeeds once the phase of parity P has completed). Checks, on every interleavin
   - no TMA write lands in a stage of a CTA while any consumer warp of that CTA has yet to finish
     reading the previous use of that stage (no overwrite-before-read, across the cluster).
 Model v6: consumers take one stage per group. Model v7: consumers take stages in pairs (it even),
-releasing both after the pair. Usage: python3 protocol_model.py [SEEDS] (default 3000, ~20 s)."""
+releasing both after the pair. The mbarrier and scheduler machinery is ../../mbarrier_model.py
+(shared with the mha_fwd models). Usage: python3 protocol_model.py [SEEDS] (default 3000, ~20 s)."""
+import os
 import random
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from mbarrier_model import MBarrier, run_interleaved  # noqa: E402
 
 STAGES = 4
 FULL_BYTES = 3  # one unit per part: A, B half 0, B half 1
 
 
-class Mbar:
-    def __init__(self, count):
-        self.count, self.pending, self.tx, self.phases = count, count, 0, 0
-
-    def _check(self):
-        if self.pending == 0 and self.tx == 0:
-            self.phases += 1
-            self.pending = self.count
-
-    def arrive(self, expect_tx=0):
-        self.tx += expect_tx
-        self.pending -= 1
-        assert self.pending >= 0
-        self._check()
-
-    def complete_tx(self, n):
-        self.tx -= n
-        self._check()
-
-    def try_wait(self, parity):
-        # The phase with this parity has completed: the current phase has the other parity.
-        return (self.phases & 1) != parity
-
-
 def run(seed, pairs, warps, uses):
     rng = random.Random(seed)
-    full = [[Mbar(1) for _ in range(STAGES)] for _ in range(2)]
-    empty = [[Mbar(2 * warps) for _ in range(STAGES)] for _ in range(2)]
+    full = [[MBarrier(1) for _ in range(STAGES)] for _ in range(2)]
+    empty = [[MBarrier(2 * warps) for _ in range(STAGES)] for _ in range(2)]
     smem = [[[None] * 3 for _ in range(STAGES)] for _ in range(2)]  # use tag per part
     done_reads = [[[-1] * STAGES for _ in range(warps)] for _ in range(2)]  # last use finished
     inflight = []  # (dst cta, stage, part, use)
@@ -52,9 +33,8 @@ def run(seed, pairs, warps, uses):
     def producer(c):
         for it in range(uses):
             s, ph = it % STAGES, (it // STAGES) & 1
-            while not empty[c][s].try_wait(ph ^ 1):
-                yield
-            full[c][s].arrive(expect_tx=FULL_BYTES)
+            yield from empty[c][s].wait(ph ^ 1)
+            full[c][s].arrive(tx=FULL_BYTES)
             inflight.append((c, s, 0, it))  # own A
             inflight.append((c, s, 1 + c, it))  # own B half into both CTAs (multicast)
             inflight.append((1 - c, s, 1 + c, it))
@@ -66,8 +46,7 @@ def run(seed, pairs, warps, uses):
             group = [it + i for i in range(step)]
             for u in group:
                 s, ph = u % STAGES, (u // STAGES) & 1
-                while not full[c][s].try_wait(ph):
-                    yield
+                yield from full[c][s].wait(ph)
                 assert smem[c][s] == [u] * 3, f"seed {seed}: CTA {c} warp {w} reads stale stage {s} use {u}: {smem[c][s]}"
             for _ in range(rng.randint(1, 4)):  # the wgmmas read for a while
                 for u in group:
@@ -80,25 +59,19 @@ def run(seed, pairs, warps, uses):
                     empty[r][s].arrive()
             yield
 
+    def land(copy):  # a TMA write of one part of stage s into CTA c, with the overwrite check
+        c, s, part, u = copy
+        for w in range(warps):
+            assert done_reads[c][w][s] >= u - STAGES, (
+                f"seed {seed}: write of use {u} into CTA {c} stage {s} before warp {w} read use {u - STAGES}")
+        smem[c][s][part] = u
+        full[c][s].complete_tx(1)
+
     agents = [producer(0), producer(1)] + [consumer(c, w) for c in (0, 1) for w in range(warps)]
-    live = list(agents)
-    steps = 0
-    while live or inflight:
-        steps += 1
-        assert steps < 200000, f"seed {seed}: deadlock"
-        if inflight and (not live or rng.random() < 0.3):
-            c, s, part, u = inflight.pop(rng.randrange(len(inflight)))
-            for w in range(warps):
-                assert done_reads[c][w][s] >= u - STAGES, (
-                    f"seed {seed}: write of use {u} into CTA {c} stage {s} before warp {w} read use {u - STAGES}")
-            smem[c][s][part] = u
-            full[c][s].complete_tx(1)
-            continue
-        a = rng.choice(live)
-        try:
-            next(a)
-        except StopIteration:
-            live.remove(a)
+    try:
+        run_interleaved(agents, inflight, rng, land=land)
+    except RuntimeError:
+        raise AssertionError(f"seed {seed}: deadlock") from None
     return True
 
 

@@ -7,26 +7,17 @@ parity waits (try_wait.parity passes while the barrier's current phase parity di
 parity asked); TMA writes a tag into the buffer and completes the transaction at a random later
 step. Each consumer checks that the Q, K and V it reads carry the tags of its own item and tile
 (so no buffer is overwritten while in use) and that every item is done once. Deadlock = no agent
-can move. Usage: python3 protocol_model.py  (prints one line per configuration).
+can move. The mbarrier, TMA-load and scheduler machinery is ../../mbarrier_model.py (shared with
+round 5's model and gemm_fp8's).
+Usage: python3 protocol_model.py  (prints one line per configuration).
 """
+import os
 import random
+import sys
 
-class MBar:
-    def __init__(self, count):
-        self.count, self.pending, self.phase, self.tx = count, count, 0, 0
-    def arrive(self, n=1, tx=0):
-        self.tx += tx
-        self.pending -= n
-        self._maybe_flip()
-    def complete_tx(self, b):
-        self.tx -= b
-        self._maybe_flip()
-    def _maybe_flip(self):
-        if self.pending == 0 and self.tx == 0:
-            self.phase += 1
-            self.pending = self.count
-    def ready(self, parity):  # try_wait.parity: true once the phase with this parity completed
-        return (self.phase & 1) != parity
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from mbarrier_model import MBarrier, run_interleaved, tma_load  # noqa: E402
+
 
 def run(D, S, B, H, causal, grid, seed):
     rnd = random.Random(seed)
@@ -44,30 +35,26 @@ def run(D, S, B, H, causal, grid, seed):
     counter = [0]
     done = set()
     for cta in range(grid):
-        qbar = [MBar(1) for _ in range(NQ)]
-        qempty = [MBar(256) for _ in range(NQ)]
-        fullk = [MBar(1) for _ in range(NST)]
-        fullv = [MBar(1) for _ in range(NST)]
-        empty = [MBar(256) for _ in range(NST)]
+        qbar = [MBarrier(1) for _ in range(NQ)]
+        qempty = [MBarrier(256) for _ in range(NQ)]
+        fullk = [MBarrier(1) for _ in range(NST)]
+        fullv = [MBarrier(1) for _ in range(NST)]
+        empty = [MBarrier(256) for _ in range(NST)]
         slot = [None] * NQ
         qbuf = [None] * NQ
         kbuf = [None] * NST
         vbuf = [None] * NST
-        inflight = []  # (barrier, buffer list, index, tag)
+        inflight = []  # TMA loads issued, not landed: (barrier, buffer list, index, tag)
         turn = [0, 0]  # named barriers 1, 2: arrivals of the passing side not yet consumed
-        def tma(bar, buf, idx, tag):
-            bar.arrive(1, tx=1)
-            inflight.append((bar, buf, idx, tag))
         def producer():
             def issue_q(m, it):
                 b = m % NQ
-                while not qempty[b].ready(((m // NQ) & 1) ^ 1):
-                    yield
+                yield from qempty[b].wait(((m // NQ) & 1) ^ 1)
                 slot[b] = it
                 if it >= n_items:
                     qbar[b].arrive(1)
                     return
-                tma(qbar[b], qbuf, b, ('Q', it))
+                tma_load(inflight, qbar[b], qbuf, b, ('Q', it))
             k = 0
             i = cta
             yield from issue_q(0, i)
@@ -78,10 +65,9 @@ def run(D, S, B, H, causal, grid, seed):
                 q_after = 0 if NQ > 1 else nt - 1
                 for j in range(nt):
                     st = k % NST
-                    while not empty[st].ready(((k // NST) & 1) ^ 1):
-                        yield
-                    tma(fullk[st], kbuf, st, ('K', i, j))
-                    tma(fullv[st], vbuf, st, ('V', i, j))
+                    yield from empty[st].wait(((k // NST) & 1) ^ 1)
+                    tma_load(inflight, fullk[st], kbuf, st, ('K', i, j))
+                    tma_load(inflight, fullv[st], vbuf, st, ('V', i, j))
                     if j == q_after:
                         yield from issue_q(n + 1, nxt)
                     k += 1
@@ -103,8 +89,7 @@ def run(D, S, B, H, causal, grid, seed):
             n = 0
             while True:
                 qb = n % NQ
-                while not qbar[qb].ready((n // NQ) & 1):
-                    yield
+                yield from qbar[qb].wait((n // NQ) & 1)
                 i = slot[qb]
                 if i >= n_items:
                     break
@@ -113,13 +98,11 @@ def run(D, S, B, H, causal, grid, seed):
                 my = min(nt, (min(S, q_lo + 64) + BN - 1) // BN) if causal else nt
                 def wait_k(j):
                     st = (k + j) % NST
-                    while not fullk[st].ready(((k + j) // NST) & 1):
-                        yield
+                    yield from fullk[st].wait(((k + j) // NST) & 1)
                     assert kbuf[st] == ('K', i, j), (kbuf[st], i, j)
                 def wait_v(j):
                     st = (k + j) % NST
-                    while not fullv[st].ready(((k + j) // NST) & 1):
-                        yield
+                    yield from fullv[st].wait(((k + j) // NST) & 1)
                     assert vbuf[st] == ('V', i, j), (vbuf[st], i, j)
                 def read_q():
                     assert qbuf[qb] == ('Q', i), (qbuf[qb], i)
@@ -150,26 +133,7 @@ def run(D, S, B, H, causal, grid, seed):
                 n += 1
             if c == 0:
                 yield from turn_wait()
-        agents = [producer(), consumer(0), consumer(1)]
-        alive = list(agents)
-        stuck = 0
-        while alive or inflight:
-            if inflight and rnd.random() < 0.3:
-                bar, buf, idx, tag = inflight.pop(rnd.randrange(len(inflight)))
-                buf[idx] = tag
-                bar.complete_tx(1)
-                stuck = 0
-                continue
-            if not alive:
-                continue
-            a = rnd.choice(alive)
-            try:
-                next(a)
-            except StopIteration:
-                alive.remove(a)
-            stuck += 1
-            if stuck > 200000:
-                raise RuntimeError('deadlock')
+        run_interleaved([producer(), consumer(0), consumer(1)], inflight, rnd)
         assert turn == [0, 0], turn
     assert done == {(i, c) for i in range(n_items) for c in (0, 1)}, 'items missing'
 

@@ -18,6 +18,10 @@ and the total, for every such loop (v9 has two per D: its fast path, then its sl
 
   nvcc -arch=sm_90a -cubin -O3 FILE.cu -o x.cubin && nvdisasm -c x.cubin > x.sass
   python3 loop_census.py x.sass [--d 128] [--take .L_x_23] [--list]
+
+round5/mha_fwd/census_v12.py and round5/mha_bwd/loop_census.py import this file as their SASS
+parser and walker (parse with a kernel name, find_loops with unconditional back edges, walk with
+their own branch decoder and extra taken branches, print_counts).
 """
 import argparse
 import collections
@@ -27,14 +31,22 @@ import sys
 
 INSN = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(.*?)\s*;")
 LABEL = re.compile(r"^(\.L_x_\d+):")
+KERNEL = re.compile(r"^\.text\.(\w+):")
 SHAPES = {64: ("64x128x16", 4, "64x64x16", 8), 128: ("64x128x16", 8, "64x128x16", 8),
           256: ("64x64x16", 16, "64x256x16", 4)}
 
 
-def parse(path):
-    """[(label or None, text)] in address order, and label -> index."""
-    insns, labels, pending = [], {}, []
+def parse(path, kernel=None):
+    """Instruction texts in address order, and label -> index; with kernel, only that kernel's
+    section (.text.KERNEL) of the file."""
+    insns, labels, pending, inside = [], {}, [], kernel is None
     for line in open(path):
+        m = KERNEL.match(line)
+        if m:
+            inside = kernel is None or m.group(1) == kernel
+            continue
+        if not inside:
+            continue
         m = LABEL.match(line)
         if m:
             pending.append(m.group(1))
@@ -67,25 +79,28 @@ def is_pv(text, shape):
     return text.startswith("HGMMA." + shape) and ".tnspB" in text
 
 
-def find_loops(insns, labels, d):
-    """Every loop (label, back edge) whose range holds one tile's QK and PV wgmmas, in code order."""
+def find_loops(insns, labels, d, unconditional=False):
+    """Every loop (start, back edge, label) whose range holds one tile's QK and PV wgmmas, in code
+    order. The back edge is a conditional branch; unconditional=True also accepts a plain BRA
+    (v12's `for (;;)` loop, census_v12.py)."""
     qk_shape, n_qk, pv_shape, n_pv = SHAPES[d]
     loops = []
     for i, text in enumerate(insns):
         tgt = branch_target(text)
-        if not tgt or not text.startswith("@") or labels.get(tgt, i + 1) > i:
+        if not tgt or not (unconditional or text.startswith("@")) or labels.get(tgt, i + 1) > i:
             continue
         body = insns[labels[tgt]:i + 1]
         qk = sum(is_qk(t, qk_shape) for t in body)
         pv = sum(is_pv(t, pv_shape) for t in body)
         if qk == n_qk and pv == n_pv:
             loops.append((labels[tgt], i, tgt))
-    if not loops:
-        sys.exit(f"no steady-state loop with {n_qk} QK and {n_pv} PV wgmmas for D = {d}")
     return loops
 
 
-def walk(insns, labels, start, end, take):
+def walk(insns, labels, start, end, take, target=branch_target, also_taken=None):
+    """One iteration's instructions, from start to the back edge at end. Unconditional branches
+    are followed; a conditional one is taken if its label is in take or also_taken(i, label)
+    says so, else it falls through. target(text) decodes a branch's label."""
     path, i, seen = [], start, 0
     while True:
         seen += 1
@@ -95,11 +110,19 @@ def walk(insns, labels, start, end, take):
         path.append(text)
         if i == end:
             return path
-        tgt = branch_target(text)
-        if tgt and (not text.startswith("@") or tgt in take):
+        tgt = target(text)
+        if tgt and (not text.startswith("@") or tgt in take
+                    or (also_taken is not None and also_taken(i, tgt))):
             i = labels[tgt]
         else:
             i += 1
+
+
+def print_counts(path):
+    """Per-opcode counts of a walked path, most frequent first."""
+    counts = collections.Counter(opcode(t) for t in path)
+    for op, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {n:5d} {op}")
 
 
 def main():
@@ -111,16 +134,18 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the walked instructions")
     a = ap.parse_args()
     insns, labels = parse(a.sass)
+    loops = find_loops(insns, labels, a.d)
+    if not loops:
+        _, n_qk, _, n_pv = SHAPES[a.d]
+        sys.exit(f"no steady-state loop with {n_qk} QK and {n_pv} PV wgmmas for D = {a.d}")
     # v9 has two such loops per D (its fast path first, then the slow path); the others one.
-    for start, end, lab in find_loops(insns, labels, a.d):
+    for start, end, lab in loops:
         path = walk(insns, labels, start, end, set(a.take))
         if a.list:
             print("\n".join(path))
-        counts = collections.Counter(opcode(t) for t in path)
         print(f"D = {a.d}: loop {lab}, {end - start + 1} instructions in its range, "
               f"{len(path)} on the walked path (take: {a.take or 'none'})")
-        for op, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-            print(f"  {n:5d} {op}")
+        print_counts(path)
         branches = [t for t in insns[start:end + 1] if branch_target(t) and t.startswith("@")]
         print("conditional branches in range: " + "; ".join(branches))
 

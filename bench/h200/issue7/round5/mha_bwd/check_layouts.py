@@ -17,8 +17,15 @@ Replays each kernel formula for every thread and compares it with the expert
 stmatrix model (PTX ISA): register k of lane l holds row l/4, columns 2(l%4), +1 of matrix k; the
 address of row r of matrix k comes from lane 8k + r; with .trans, element (row, col) of matrix k
 is stored at memory row col, position row.
+The expert's dS layout (2.) is round 1's model, imported from ../../mha_bwd/check_ds_stmatrix.py.
 Run: python3 bench/h200/issue7/round5/mha_bwd/check_layouts.py   (prints OK lines or fails)
 """
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'mha_bwd'))
+from check_ds_stmatrix import expert as expert_ds_tile  # noqa: E402
+
 BOX = 64 * 64 * 2
 OFF_K, OFF_V, OFF_STAGE = 0, 4 * BOX, 8 * BOX
 STAGE_TILE = 4 * BOX
@@ -95,15 +102,12 @@ def no_conflicts(addr_of_lane):
 
 
 def check_ds():
-    expert, v4 = {}, {}
+    # The expert's tile, each element tagged with the (wg, warp, lane, register) that holds it.
+    expert = expert_ds_tile({(wg, w, l, i): (wg, w, l, i) for wg in range(2) for w in range(4)
+                             for l in range(32) for i in range(32)})
+    v4 = {}
     for wg in range(2):
         for w in range(4):
-            for l in range(32):
-                for i in range(32):
-                    q = 8 * (i >> 2) + 2 * (l % 4) + (i & 1)
-                    key = 16 * w + l // 4 + 8 * ((i >> 1) & 1)
-                    off = q * 128 + key * 2
-                    expert[wg * BOX + (off ^ ((q & 7) << 4))] = (wg, w, l, i)
             # v4: dsStore + n * 16 * 128, dsf[4n + k] = pack(pacc[8n + 2k], pacc[8n + 2k + 1])
             def addr0(lane, wg=wg, w=w):
                 return (wg * BOX + (8 * ((lane // 8) >> 1) + lane % 8) * 128 +

@@ -16,47 +16,28 @@ prints the walked instructions. Prints per-opcode counts (one warp's instruction
 
   nvcc -arch=sm_90a -cubin -O3 FILE.cu -o x.cubin && nvdisasm -c x.cubin > x.sass
   python3 loop_census.py x.sass [--take .L_x_32] [--list]
+
+The SASS parser, walker and opcode counts are round 4's forward census
+(round4/mha_fwd/loop_census.py), imported; the loop finder and the branch decoder are this
+kernel's own.
 """
 import argparse
 import collections
+import os
 import re
 import signal
 import sys
 
-INSN = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(.*?)\s*;")
-LABEL = re.compile(r"^(\.L_x_\d+):")
-KERNEL = re.compile(r"^\.text\.(\w+):")
-
-
-def parse(path, kernel):
-    """[(text)] of one kernel's instructions in address order, and label -> index."""
-    insns, labels, pending, inside = [], {}, [], False
-    for line in open(path):
-        m = KERNEL.match(line)
-        if m:
-            inside = m.group(1) == kernel
-            continue
-        if not inside:
-            continue
-        m = LABEL.match(line)
-        if m:
-            pending.append(m.group(1))
-            continue
-        m = INSN.match(line)
-        if m:
-            for lab in pending:
-                labels[lab] = len(insns)
-            pending = []
-            insns.append(m.group(2))
-    return insns, labels
-
-
-def opcode(text):
-    t = re.sub(r"^@!?U?P\w+\s+", "", text)
-    return t.split()[0]
+# Both censuses are named loop_census.py: round 4's folder goes first on the path, so the import
+# below is round 4's file, not this one.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'round4', 'mha_fwd'))
+import loop_census as fwd_census  # noqa: E402
 
 
 def branch_target(text):
+    # Also the uniform forms BRA.U and BRA.U.ANY, which this kernel has and the forward kernels
+    # do not. Round 4's decoder does not read them and is left so (its counts stay as published).
     m = re.search(r"BRA(?:\.U\.ANY|\.U)?\s+(?:!?U?P\w+,\s*)?`?\(?(\.L_x_\d+)", text)
     return m.group(1) if m else None
 
@@ -90,26 +71,9 @@ def find_loop(insns, labels):
 def producer_only(insns, labels, i, tgt):
     """A forward branch over a block that issues TMA / bulk copies (thread 0's refill)."""
     j = labels[tgt]
-    block = [opcode(t) for t in insns[i + 1:j]] if j > i else []
+    block = [fwd_census.opcode(t) for t in insns[i + 1:j]] if j > i else []
     return (any(op.startswith(("UTMALDG", "UBLKCP")) for op in block)
             and not any(op.startswith("HGMMA") for op in block))
-
-
-def walk(insns, labels, start, end, take):
-    path, i, steps = [], start, 0
-    while True:
-        steps += 1
-        if steps > 20000:
-            sys.exit("walk did not reach the back edge")
-        text = insns[i]
-        path.append(text)
-        if i == end:
-            return path
-        tgt = branch_target(text)
-        if tgt and (not text.startswith("@") or tgt in take or producer_only(insns, labels, i, tgt)):
-            i = labels[tgt]
-        else:
-            i += 1
 
 
 def main():
@@ -120,17 +84,17 @@ def main():
     ap.add_argument("--take", action="append", default=[])
     ap.add_argument("--list", action="store_true", help="print the walked instructions")
     a = ap.parse_args()
-    insns, labels = parse(a.sass, a.kernel)
+    insns, labels = fwd_census.parse(a.sass, a.kernel)
     start, end, lab = find_loop(insns, labels)
-    path = walk(insns, labels, start, end, set(a.take))
+    # Thread 0's refill blocks are skipped, as the other 255 threads do.
+    path = fwd_census.walk(insns, labels, start, end, set(a.take), target=branch_target,
+                           also_taken=lambda i, tgt: producer_only(insns, labels, i, tgt))
     if a.list:
         print("\n".join(path))
-    counts = collections.Counter(opcode(t) for t in path)
     print(f"{a.kernel}: loop {lab}, {end - start + 1} instructions in its range, "
           f"{len(path)} on the walked path (take: {a.take or 'none'})")
-    for op, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"  {n:5d} {op}")
-    print("R2UR in the whole kernel: %d" % sum(opcode(t) == "R2UR" for t in insns))
+    fwd_census.print_counts(path)
+    print("R2UR in the whole kernel: %d" % sum(fwd_census.opcode(t) == "R2UR" for t in insns))
     branches = [t for t in insns[start:end + 1] if branch_target(t) and t.startswith("@")]
     print("conditional branches in range: " + "; ".join(branches))
 

@@ -15,33 +15,17 @@ no named-barrier arrival left over at exit, no deadlock (no agent can move for a
 
 It has teeth: --break qhalf makes the producer reload a Q half on the other warpgroup's qempty,
 --break ring runs a one-stage ring, --break slot shares one item slot between the warpgroups;
-each fails (assertion or deadlock). Usage: python3 protocol_model.py [--break WHAT]
+each fails (assertion or deadlock). The mbarrier, TMA-load and scheduler machinery is
+../../mbarrier_model.py (shared with round 3's models).
+Usage: python3 protocol_model.py [--break WHAT]
 """
 import argparse
+import os
 import random
+import sys
 
-
-class MBar:
-    def __init__(self, count):
-        self.count, self.pending, self.phase, self.tx = count, count, 0, 0
-
-    def arrive(self, n=1, tx=0):
-        self.tx += tx
-        self.pending -= n
-        assert self.pending >= 0, 'more arrivals than the count'
-        self._maybe_flip()
-
-    def complete_tx(self, b):
-        self.tx -= b
-        self._maybe_flip()
-
-    def _maybe_flip(self):
-        if self.pending == 0 and self.tx == 0:
-            self.phase += 1
-            self.pending = self.count
-
-    def ready(self, parity):  # try_wait.parity: true once the phase with this parity completed
-        return (self.phase & 1) != parity
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from mbarrier_model import MBarrier, run_interleaved, tma_load  # noqa: E402
 
 
 def run(D, S, B, H, causal, grid, seed, brk=None):
@@ -62,21 +46,17 @@ def run(D, S, B, H, causal, grid, seed, brk=None):
     counter = [0]
     done = {}
     for cta in range(grid):
-        qfull = [MBar(1) for _ in range(2)]
-        qempty = [MBar(128) for _ in range(2)]
-        fullk = [MBar(1) for _ in range(NST)]
-        fullv = [MBar(1) for _ in range(NST)]
-        empty = [MBar(256) for _ in range(NST)]
+        qfull = [MBarrier(1) for _ in range(2)]
+        qempty = [MBarrier(128) for _ in range(2)]
+        fullk = [MBarrier(1) for _ in range(NST)]
+        fullv = [MBarrier(1) for _ in range(NST)]
+        empty = [MBarrier(256) for _ in range(NST)]
         slot = [None, None]
         qbuf = [None, None]
         kbuf = [None] * NST
         vbuf = [None] * NST
         inflight = []
         turn = [0, 0]  # named barriers 1, 2: passes not yet consumed
-
-        def tma(bar, buf, idx, tag):
-            bar.arrive(1, tx=1)
-            inflight.append((bar, buf, idx, tag))
 
         def producer():
             k, i = 0, cta
@@ -91,18 +71,16 @@ def run(D, S, B, H, causal, grid, seed, brk=None):
 
                 def load_kv(j):
                     st = (k + j) % NST
-                    while not empty[st].ready((((k + j) // NST) & 1) ^ 1):
-                        yield
-                    tma(fullk[st], kbuf, st, ('K', it[0], j))
-                    tma(fullv[st], vbuf, st, ('V', it[0], j))
+                    yield from empty[st].wait((((k + j) // NST) & 1) ^ 1)
+                    tma_load(inflight, fullk[st], kbuf, st, ('K', it[0], j))
+                    tma_load(inflight, fullv[st], vbuf, st, ('V', it[0], j))
                     yield
 
                 if more:
                     yield from load_kv(0)
                 for c in (0, 1):
                     wait_on = qempty[1 - c] if brk == 'qhalf' else qempty[c]
-                    while not wait_on.ready((n & 1) ^ 1):
-                        yield
+                    yield from wait_on.wait((n & 1) ^ 1)
                     s = 0 if brk == 'slot' else c
                     slot[s] = it
                     if brk == 'slot':
@@ -110,7 +88,7 @@ def run(D, S, B, H, causal, grid, seed, brk=None):
                     if not more:
                         qfull[c].arrive(1)  # no more work: the phase completes without a load
                         continue
-                    tma(qfull[c], qbuf, c, ('Q', it[0], c))
+                    tma_load(inflight, qfull[c], qbuf, c, ('Q', it[0], c))
                     yield
                 if not more:
                     return
@@ -133,18 +111,19 @@ def run(D, S, B, H, causal, grid, seed, brk=None):
 
             def wait_k(pos, it, j):
                 st = pos % NST
-                while not fullk[st].ready((pos // NST) & 1):
-                    yield
+                yield from fullk[st].wait((pos // NST) & 1)
 
             def wait_v(pos, it, j):
                 st = pos % NST
-                while not fullv[st].ready((pos // NST) & 1):
-                    yield
+                yield from fullv[st].wait((pos // NST) & 1)
 
             def check(buf, pos, tag):
                 assert buf[pos % NST] == tag, (buf[pos % NST], tag)
 
-            def read_slot():
+            def next_item(n):
+                """Wait for this warpgroup's qfull phase n, then read its slot: the item
+                (i, q0, bh, n_tiles), or None when the producer has no more work."""
+                yield from qfull[c].wait(n & 1)
                 return slot[0 if brk == 'slot' else c]
 
             def store(it):
@@ -155,9 +134,7 @@ def run(D, S, B, H, causal, grid, seed, brk=None):
             if c == 1:
                 turn_pass()
             n = 0
-            while not qfull[c].ready(n & 1):
-                yield
-            it = read_slot()
+            it = yield from next_item(n)
             if it is not None and pingpong:
                 # One pipeline over all items (consume_pipelined).
                 pos_of = {}  # ring position -> (item, tile)
@@ -178,9 +155,7 @@ def run(D, S, B, H, causal, grid, seed, brk=None):
                     nxt_it = cur
                     if ends:
                         n += 1
-                        while not qfull[c].ready(n & 1):
-                            yield
-                        nxt_it = read_slot()
+                        nxt_it = yield from next_item(n)
                         if nxt_it is None:
                             break
                         left = nxt_it[3]
@@ -254,34 +229,13 @@ def run(D, S, B, H, causal, grid, seed, brk=None):
                     store(it)
                     k += nt
                     n += 1
-                    while not qfull[c].ready(n & 1):
-                        yield
-                    it = read_slot()
+                    it = yield from next_item(n)
                     if it is None:
                         break
             if c == 0:
                 yield from turn_wait()
 
-        alive = [producer(), consumer(0), consumer(1)]
-        stuck = 0
-        while alive or inflight:
-            if inflight and rnd.random() < 0.3:
-                bar, buf, idx, tag = inflight.pop(rnd.randrange(len(inflight)))
-                buf[idx] = tag
-                bar.complete_tx(1)
-                stuck = 0
-                continue
-            if not alive:
-                continue
-            a = rnd.choice(alive)
-            try:
-                next(a)
-            except StopIteration:
-                alive.remove(a)
-                stuck = 0
-            stuck += 1
-            if stuck > 200000:
-                raise RuntimeError('deadlock')
+        run_interleaved([producer(), consumer(0), consumer(1)], inflight, rnd)
         assert turn == [0, 0], turn
     want = {(i, c) for i in range(n_items) for c in (0, 1)}
     assert set(done) == want, 'items missing'
