@@ -53,6 +53,9 @@ Command reportCommand();
 /// `ptxbench fixit --db FILE -o OUT.jsonl [--max-per-task N] ...`.
 Command fixitCommand();
 
+/// `ptxbench generate --models FILE --model NAME,... --out DIR ...`.
+Command generateCommand();
+
 } // namespace ptxbench::cli
 
 #endif // PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H

@@ -12,6 +12,7 @@
 #include "ptxbench/Eval/ReportTables.h"
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/SampleView.h"
+#include "ptxbench/Eval/TurnSummary.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -84,6 +85,11 @@ int runReport() {
   std::vector<eval::GroupStats> groups = eval::summarize(*records);
   std::vector<eval::Table> tables = eval::reportTables(groups);
   tables.push_back(eval::environmentTable(*records));
+  // Multi-turn samples: the rates after each turn, and pass@k.
+  if (llvm::any_of(*records,
+                   [](const eval::SampleRecord &r) { return r.key.turn > 0; }))
+    tables.push_back(eval::turnTable(*records));
+  tables.push_back(eval::passAtKTable(*records));
   switch (format) {
   case Format::Markdown:
     eval::printMarkdown(tables, out->os());

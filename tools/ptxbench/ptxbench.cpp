@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
       cli::summaryCommand(), cli::analyzeCommand(), cli::extractCommand(),
       cli::runCommand(),     cli::promptCommand(),  cli::feedbackCommand(),
       cli::tasksCommand(),   cli::evalCommand(),    cli::mergeCommand(),
-      cli::reportCommand(),  cli::fixitCommand()};
+      cli::reportCommand(),  cli::fixitCommand(),   cli::generateCommand()};
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "ptxbench: architecture-specific PTX benchmark\n");
   for (const cli::Command &command : commands)

@@ -1,0 +1,73 @@
+//===- Wire.h - The chat APIs' request and response formats -----*- C++ -*-===//
+//
+// A WireFormat builds the request of one chat turn (URL path, headers,
+// JSON body) and reads the answer, whole or streamed as server-sent
+// events. OpenAI Chat Completions (also spoken by vLLM, SGLang, llama.cpp,
+// Ollama and gateways: `openai-compatible`) and Anthropic Messages are the
+// two formats; each lives in its own file. Errors are classified here:
+// 429, 408, 409, 5xx, cut or stalled streams and malformed bodies may
+// succeed on another attempt; other 4xx (a prompt too long, a bad
+// parameter, a bad key) will not.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_CLIENT_WIRE_H
+#define PTXBENCH_CLIENT_WIRE_H
+
+#include "ptxbench/Client/Chat.h"
+#include "ptxbench/Client/Http.h"
+#include "ptxbench/Client/Sse.h"
+
+#include <memory>
+#include <variant>
+
+namespace ptxbench::client {
+
+using Outcome = std::variant<Completion, ProviderError>;
+
+/// Accumulates a streamed answer event by event.
+class StreamReader {
+public:
+  virtual ~StreamReader() = default;
+  virtual void onEvent(const SseEvent &event) = 0;
+  /// The answer once the transfer ended; a stream that ended before its
+  /// final event is a retryable error.
+  virtual Outcome finish() = 0;
+};
+
+class WireFormat {
+public:
+  virtual ~WireFormat() = default;
+  /// The path appended to the base URL (`/chat/completions`, `/messages`).
+  virtual llvm::StringRef path() const = 0;
+  /// The headers; `key` is empty when the model needs none.
+  virtual HeaderList headers(llvm::StringRef key) const = 0;
+  virtual llvm::json::Object body(llvm::StringRef modelId,
+                                  const std::vector<Message> &messages,
+                                  const Sampling &sampling,
+                                  bool stream) const = 0;
+  /// A whole (non-streamed) 2xx body.
+  virtual Outcome parse(llvm::StringRef body) const = 0;
+  virtual std::unique_ptr<StreamReader> streamReader() const = 0;
+  /// The `message` of an error body, or the body's start.
+  virtual std::string errorMessage(llvm::StringRef body) const;
+};
+
+/// OpenAI Chat Completions. `compatible` sends `max_tokens` (which every
+/// compatible server knows) instead of `max_completion_tokens`.
+std::unique_ptr<WireFormat> createOpenAIWire(bool compatible);
+/// Anthropic Messages (`anthropic-version: 2023-06-01`).
+std::unique_ptr<WireFormat> createAnthropicWire();
+
+/// The outcome of one finished transfer: the error (classified) for a
+/// transport failure or a non-2xx status, else what `parse` or the stream
+/// reader made of the body.
+Outcome readOutcome(const WireFormat &wire, const HttpResult &result,
+                    StreamReader *stream);
+
+/// Seconds in a Retry-After value (delta seconds or an HTTP date).
+std::optional<double> parseRetryAfter(llvm::StringRef value);
+
+} // namespace ptxbench::client
+
+#endif // PTXBENCH_CLIENT_WIRE_H

@@ -1,0 +1,177 @@
+//===- AnthropicWire.cpp - Anthropic Messages on the wire -----------------===//
+//
+// Request: {model, system, messages, max_tokens, temperature, top_p,
+// thinking {type: enabled, budget_tokens}, stream}; the key goes in
+// `x-api-key`. Answer: content blocks (the `text` ones are the answer,
+// `thinking` ones are not), stop_reason, usage {input_tokens,
+// output_tokens, cache_read_input_tokens, cache_creation_input_tokens}.
+// Streamed: message_start (id, input usage), content_block_delta
+// (text_delta), message_delta (stop_reason, output usage), message_stop;
+// `error` events carry the error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Client/Wire.h"
+
+using namespace ptxbench::client;
+using llvm::StringRef;
+using llvm::json::Object;
+
+namespace {
+
+/// Fills `usage` from an Anthropic usage object: its fields are cumulative
+/// where present, so only the ones given are replaced.
+void readUsage(const Object *u, Usage &usage) {
+  if (!u)
+    return;
+  int64_t plain = u->getInteger("input_tokens").value_or(-1);
+  int64_t read = u->getInteger("cache_read_input_tokens").value_or(-1);
+  int64_t write = u->getInteger("cache_creation_input_tokens").value_or(-1);
+  if (read >= 0)
+    usage.cached = read;
+  if (write >= 0)
+    usage.cacheWrite = write;
+  if (plain >= 0)
+    usage.input = plain + usage.cached + usage.cacheWrite;
+  if (auto out = u->getInteger("output_tokens"))
+    usage.output = *out;
+}
+
+ProviderError malformed(StringRef what) {
+  ProviderError e;
+  e.message = ("malformed answer: " + what).str();
+  e.retryable = true;
+  return e;
+}
+
+class AnthropicStream : public StreamReader {
+public:
+  void onEvent(const SseEvent &event) override {
+    if (failed)
+      return;
+    auto value = llvm::json::parse(event.data);
+    if (!value) {
+      failed = malformed("a stream event is not JSON: " +
+                         llvm::toString(value.takeError()));
+      return;
+    }
+    const Object *o = value->getAsObject();
+    if (!o) {
+      failed = malformed("a stream event is not a JSON object");
+      return;
+    }
+    StringRef type = o->getString("type").value_or(event.event);
+    if (type == "error") {
+      ProviderError e;
+      const Object *err = o->getObject("error");
+      StringRef kind = err ? err->getString("type").value_or("") : "";
+      e.message = "stream error: " + kind.str() + ": " +
+                  (err ? err->getString("message").value_or("") : "").str();
+      e.retryable = kind != "invalid_request_error";
+      failed = e;
+    } else if (type == "message_start") {
+      if (const Object *m = o->getObject("message")) {
+        completion.requestId = m->getString("id").value_or("").str();
+        completion.model = m->getString("model").value_or("").str();
+        readUsage(m->getObject("usage"), completion.usage);
+      }
+    } else if (type == "content_block_delta") {
+      if (const Object *d = o->getObject("delta"))
+        if (d->getString("type").value_or("") == "text_delta")
+          completion.text += d->getString("text").value_or("").str();
+    } else if (type == "message_delta") {
+      if (const Object *d = o->getObject("delta"))
+        if (auto reason = d->getString("stop_reason"))
+          completion.finishReason = reason->str();
+      readUsage(o->getObject("usage"), completion.usage);
+    } else if (type == "message_stop") {
+      done = true;
+    }
+  }
+
+  Outcome finish() override {
+    if (failed)
+      return *failed;
+    if (!done)
+      return malformed("the stream ended before message_stop");
+    return completion;
+  }
+
+private:
+  Completion completion;
+  std::optional<ProviderError> failed;
+  bool done = false;
+};
+
+class AnthropicWire : public WireFormat {
+public:
+  StringRef path() const override { return "/messages"; }
+
+  HeaderList headers(StringRef key) const override {
+    HeaderList h = {{"Content-Type", "application/json"},
+                    {"anthropic-version", "2023-06-01"}};
+    if (!key.empty())
+      h.emplace_back("x-api-key", key.str());
+    return h;
+  }
+
+  Object body(StringRef modelId, const std::vector<Message> &messages,
+              const Sampling &s, bool stream) const override {
+    llvm::json::Array msgs;
+    std::string system;
+    for (const Message &m : messages) {
+      if (m.role == "system") {
+        system += (system.empty() ? "" : "\n\n") + m.content;
+        continue;
+      }
+      msgs.push_back(Object{{"role", m.role}, {"content", m.content}});
+    }
+    Object o{{"model", modelId},
+             {"messages", std::move(msgs)},
+             {"max_tokens", s.maxOutputTokens}};
+    if (!system.empty())
+      o["system"] = system;
+    if (s.temperature)
+      o["temperature"] = *s.temperature;
+    if (s.topP)
+      o["top_p"] = *s.topP;
+    if (s.thinkingBudget > 0)
+      o["thinking"] =
+          Object{{"type", "enabled"}, {"budget_tokens", s.thinkingBudget}};
+    if (stream)
+      o["stream"] = true;
+    for (const auto &kv : s.extra)
+      o[kv.first] = kv.second;
+    return o;
+  }
+
+  Outcome parse(StringRef body) const override {
+    auto value = llvm::json::parse(body);
+    if (!value)
+      return malformed("not JSON: " + llvm::toString(value.takeError()));
+    const Object *o = value->getAsObject();
+    const llvm::json::Array *content = o ? o->getArray("content") : nullptr;
+    if (!content)
+      return malformed("no content");
+    Completion c;
+    for (const llvm::json::Value &block : *content)
+      if (const Object *b = block.getAsObject())
+        if (b->getString("type").value_or("") == "text")
+          c.text += b->getString("text").value_or("").str();
+    c.finishReason = o->getString("stop_reason").value_or("").str();
+    c.requestId = o->getString("id").value_or("").str();
+    c.model = o->getString("model").value_or("").str();
+    readUsage(o->getObject("usage"), c.usage);
+    return c;
+  }
+
+  std::unique_ptr<StreamReader> streamReader() const override {
+    return std::make_unique<AnthropicStream>();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<WireFormat> ptxbench::client::createAnthropicWire() {
+  return std::make_unique<AnthropicWire>();
+}

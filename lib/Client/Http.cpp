@@ -1,0 +1,202 @@
+//===- Http.cpp - Many HTTP requests in flight on one thread --------------===//
+//
+// One CURLM handle; each transfer is a CURLE handle owned by a Transfer that
+// also owns its header list and collects the response. Finished transfers
+// are taken off the multi handle before their callbacks run, so a callback
+// may start new requests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Client/Http.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+
+using namespace ptxbench::client;
+using llvm::StringRef;
+using Clock = std::chrono::steady_clock;
+
+std::optional<std::string> HttpResult::header(StringRef name) const {
+  for (const auto &[key, value] : headers)
+    if (StringRef(key).equals_insensitive(name))
+      return value;
+  return std::nullopt;
+}
+
+namespace {
+
+void initCurl() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct EasyDeleter {
+  void operator()(CURL *h) const { curl_easy_cleanup(h); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist *l) const { curl_slist_free_all(l); }
+};
+
+struct Transfer {
+  std::unique_ptr<CURL, EasyDeleter> easy;
+  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  std::string body; // the request body; curl reads it in place
+  HttpResult result;
+  HttpClient::DoneFn done;
+  HttpClient::DataFn onData;
+  Clock::time_point start;
+  double totalTimeout = 0;
+  char errorBuffer[CURL_ERROR_SIZE] = {0};
+
+  static size_t onWrite(char *data, size_t size, size_t count, void *self) {
+    auto *t = static_cast<Transfer *>(self);
+    StringRef chunk(data, size * count);
+    t->result.body.append(chunk.begin(), chunk.end());
+    if (t->onData)
+      t->onData(chunk);
+    return size * count;
+  }
+
+  static size_t onHeader(char *data, size_t size, size_t count, void *self) {
+    auto *t = static_cast<Transfer *>(self);
+    StringRef line = StringRef(data, size * count).trim();
+    if (line.starts_with("HTTP/")) {
+      t->result.headers.clear(); // a new response (after 100 or a redirect)
+      return size * count;
+    }
+    auto [name, value] = line.split(':');
+    if (!value.empty() || line.contains(':'))
+      t->result.headers.emplace_back(name.trim().lower(), value.trim().str());
+    return size * count;
+  }
+};
+
+} // namespace
+
+struct HttpClient::Impl {
+  CURLM *multi = nullptr;
+  std::map<CURL *, std::unique_ptr<Transfer>> transfers;
+  uint64_t nextId = 1;
+};
+
+HttpClient::HttpClient() : impl(std::make_unique<Impl>()) {
+  initCurl();
+  impl->multi = curl_multi_init();
+  // Many requests to one host share a few connections (HTTP/2 multiplexes
+  // them where the server speaks it).
+  curl_multi_setopt(impl->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  curl_multi_setopt(impl->multi, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
+}
+
+HttpClient::~HttpClient() {
+  for (auto &[easy, transfer] : impl->transfers)
+    curl_multi_remove_handle(impl->multi, easy);
+  impl->transfers.clear();
+  curl_multi_cleanup(impl->multi);
+}
+
+uint64_t HttpClient::start(const HttpRequest &request, DoneFn done,
+                           DataFn onData) {
+  auto t = std::make_unique<Transfer>();
+  t->easy.reset(curl_easy_init());
+  t->done = std::move(done);
+  t->onData = std::move(onData);
+  t->body = request.body;
+  t->start = Clock::now();
+  t->totalTimeout = request.totalTimeoutSeconds;
+  CURL *h = t->easy.get();
+  curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->errorBuffer);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &Transfer::onWrite);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &Transfer::onHeader);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, t.get());
+  // Loopback servers (tests, local inference servers) never go through a
+  // proxy configured for the outside.
+  curl_easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                   long(request.connectTimeoutSeconds * 1000));
+  if (request.stallSeconds > 0) {
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+                     std::max(1L, long(request.stallSeconds + 0.5)));
+  }
+  if (request.totalTimeoutSeconds > 0)
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
+                     long(request.totalTimeoutSeconds * 1000));
+  if (request.method == "POST") {
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, t->body.data());
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+                     curl_off_t(t->body.size()));
+  } else if (request.method != "GET") {
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+  curl_slist *list = nullptr;
+  for (const auto &[name, value] : request.headers)
+    list = curl_slist_append(list, (name + ": " + value).c_str());
+  // No 100-continue round trip before a large body.
+  list = curl_slist_append(list, "Expect:");
+  t->headers.reset(list);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, list);
+  uint64_t id = impl->nextId++;
+  curl_easy_setopt(h, CURLOPT_PRIVATE, reinterpret_cast<void *>(id));
+  curl_multi_add_handle(impl->multi, h);
+  impl->transfers[h] = std::move(t);
+  return id;
+}
+
+size_t HttpClient::poll(int timeoutMs) {
+  int running = 0;
+  curl_multi_perform(impl->multi, &running);
+  if (running > 0 || impl->transfers.empty())
+    curl_multi_poll(impl->multi, nullptr, 0, std::max(0, timeoutMs), nullptr);
+  curl_multi_perform(impl->multi, &running);
+
+  std::vector<std::unique_ptr<Transfer>> finished;
+  int queued = 0;
+  while (CURLMsg *msg = curl_multi_info_read(impl->multi, &queued)) {
+    if (msg->msg != CURLMSG_DONE)
+      continue;
+    CURL *h = msg->easy_handle;
+    auto it = impl->transfers.find(h);
+    if (it == impl->transfers.end())
+      continue;
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    impl->transfers.erase(it);
+    curl_multi_remove_handle(impl->multi, h);
+    CURLcode code = msg->data.result;
+    t->result.seconds =
+        std::chrono::duration<double>(Clock::now() - t->start).count();
+    if (code == CURLE_OK) {
+      curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->result.status);
+    } else {
+      // A response may have started (a stream cut or stalled midway).
+      curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->result.status);
+      std::string why = t->errorBuffer[0] ? t->errorBuffer
+                                          : curl_easy_strerror(code);
+      t->result.error = why;
+      if (code == CURLE_OPERATION_TIMEDOUT &&
+          (t->totalTimeout <= 0 || t->result.seconds < t->totalTimeout)) {
+        t->result.stalled = true;
+        t->result.error = "stalled: " + why;
+      }
+    }
+    finished.push_back(std::move(t));
+  }
+  for (std::unique_ptr<Transfer> &t : finished)
+    if (t->done)
+      t->done(std::move(t->result));
+  return impl->transfers.size();
+}
+
+void HttpClient::wakeup() { curl_multi_wakeup(impl->multi); }
+
+size_t HttpClient::inFlight() const { return impl->transfers.size(); }

@@ -1,0 +1,224 @@
+//===- GenerateCommand.cpp - ptxbench generate ----------------------------===//
+//
+// `ptxbench generate --models models.json --model NAME[,NAME...] --tasks DIR
+//  [--task A,B] --arch sm_90a --context none,brief,full --samples N
+//  [--turns T] --out SAMPLES_DIR [--db results.sqlite] [--concurrency C]
+//  [--max-cost USD] [--max-tokens N] [--seed S]`
+//
+// Asks models for kernels and writes the sample tree `ptxbench eval` reads;
+// with several turns each answer is evaluated and its feedback sent back
+// (docs/generate.md). Exit status 0 when the run finished or stopped at its
+// budget (failed requests are recorded per sample), 1 for bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ptxbench/Client/Generate.h"
+#include "ptxbench/Eval/GpuRun.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/WithColor.h"
+
+#include <set>
+
+using namespace llvm;
+using namespace ptxbench;
+
+namespace {
+
+cl::SubCommand generateCmd("generate",
+                           "Ask models for kernels (several turns with "
+                           "feedback) into a sample tree");
+cl::opt<std::string> modelsFile("models",
+                                cl::desc("The models file (JSON; "
+                                         "docs/generate.md)"),
+                                cl::value_desc("file"), cl::sub(generateCmd));
+cl::list<std::string> modelNames("model",
+                                 cl::desc("Models of the models file "
+                                          "(`corpus` is built in)"),
+                                 cl::value_desc("name,..."), cl::CommaSeparated,
+                                 cl::OneOrMore, cl::sub(generateCmd));
+cl::opt<std::string> genTasksDir("tasks", cl::desc("The tasks folder"),
+                                 cl::value_desc("dir"), cl::init("tasks"),
+                                 cl::sub(generateCmd));
+cl::list<std::string> taskNames("task",
+                                cl::desc("Tasks (default: every task of "
+                                         "--tasks)"),
+                                cl::value_desc("name,..."), cl::CommaSeparated,
+                                cl::sub(generateCmd));
+cl::opt<std::string> genArch("arch", cl::desc("Target architecture"),
+                             cl::init("sm_90a"), cl::sub(generateCmd));
+cl::list<std::string> contexts("context",
+                               cl::desc("Context levels: none, brief, full"),
+                               cl::value_desc("level,..."),
+                               cl::CommaSeparated, cl::sub(generateCmd));
+cl::opt<unsigned> samples("samples", cl::desc("Samples per model, context "
+                                              "and task"),
+                          cl::init(1), cl::sub(generateCmd));
+cl::opt<unsigned> turns("turns", cl::desc("Turns per sample (feedback after "
+                                          "each)"),
+                        cl::init(1), cl::sub(generateCmd));
+cl::opt<std::string> outDir("out", cl::desc("The sample tree to write"),
+                            cl::value_desc("dir"), cl::Required,
+                            cl::sub(generateCmd));
+cl::opt<std::string> genDb("db",
+                           cl::desc("Evaluate each turn into this results "
+                                    "store (default with --turns > 1: "
+                                    "OUT/results.sqlite)"),
+                           cl::value_desc("file"), cl::sub(generateCmd));
+cl::opt<unsigned> concurrency("concurrency",
+                              cl::desc("Requests in flight over all models"),
+                              cl::init(64), cl::sub(generateCmd));
+cl::opt<double> maxCost("max-cost",
+                        cl::desc("Stop before a request could take the run "
+                                 "over this many US dollars"),
+                        cl::init(0), cl::sub(generateCmd));
+cl::opt<int64_t> maxTokens("max-tokens",
+                           cl::desc("Stop before a request could take the "
+                                    "run over this many tokens"),
+                           cl::init(0), cl::sub(generateCmd));
+cl::opt<int64_t> seed("seed",
+                      cl::desc("Seed sent with each request (plus the "
+                               "sample's index), the corpus' choice and "
+                               "retry jitter"),
+                      cl::sub(generateCmd));
+cl::opt<bool> genStaticOnly("static-only",
+                            cl::desc("Evaluate turns without ptxbench run"),
+                            cl::sub(generateCmd));
+cl::opt<std::string> genShapes("shapes",
+                               cl::desc("Workloads to run: dev, heldout or "
+                                        "all"),
+                               cl::init("dev"), cl::sub(generateCmd));
+cl::opt<std::string> genGpus("gpus",
+                             cl::desc("GPUs for ptxbench run: all, or "
+                                      "0,1,..."),
+                             cl::init("all"), cl::sub(generateCmd));
+cl::opt<unsigned> evalJobs("eval-jobs",
+                           cl::desc("Evaluation threads (default: the CPU "
+                                    "cores)"),
+                           cl::init(0), cl::sub(generateCmd));
+cl::opt<double> genTimeout("timeout",
+                           cl::desc("Seconds a run may go without progress"),
+                           cl::init(60), cl::sub(generateCmd));
+
+int fail(const Twine &message) {
+  WithColor::error(errs(), "ptxbench generate") << message << "\n";
+  return 1;
+}
+
+/// Every folder of `dir` with a task.json, sorted.
+std::vector<std::string> allTasks(StringRef dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    SmallString<256> file(it->path());
+    sys::path::append(file, "task.json");
+    if (sys::fs::exists(file))
+      names.push_back(sys::path::filename(it->path()).str());
+  }
+  llvm::sort(names);
+  return names;
+}
+
+int runGenerate() {
+  client::GenerateOptions options;
+  options.tasksDir = genTasksDir;
+  options.arch = genArch;
+  options.outDir = outDir;
+  if (!sys::fs::is_directory(genTasksDir))
+    return fail("tasks folder '" + genTasksDir + "' does not exist");
+  if (samples == 0 || turns == 0)
+    return fail("--samples and --turns must be at least 1");
+  if (genShapes != "dev" && genShapes != "heldout" && genShapes != "all")
+    return fail("--shapes expects dev, heldout or all, got '" + genShapes +
+                "'");
+
+  std::map<std::string, client::ModelConfig> known;
+  if (!modelsFile.empty()) {
+    auto loaded = client::loadModels(modelsFile);
+    if (!loaded)
+      return fail(toString(loaded.takeError()));
+    known = std::move(*loaded);
+  }
+  if (!known.count("corpus"))
+    known["corpus"] = client::builtinCorpusModel();
+  std::set<std::string> seen;
+  for (const std::string &name : modelNames) {
+    auto it = known.find(name);
+    if (it == known.end())
+      return fail("unknown model '" + name + "'" +
+                  (modelsFile.empty()
+                       ? std::string(" (no --models file; built in: corpus)")
+                       : " (not in " + modelsFile + ")"));
+    if (seen.insert(name).second)
+      options.models.push_back(it->second);
+  }
+
+  options.tasks.assign(taskNames.begin(), taskNames.end());
+  if (options.tasks.empty())
+    options.tasks = allTasks(genTasksDir);
+  if (options.tasks.empty())
+    return fail("no tasks under '" + genTasksDir + "'");
+  options.contexts.assign(contexts.begin(), contexts.end());
+  if (options.contexts.empty())
+    options.contexts = {"brief"};
+  options.samples = samples;
+  options.turns = turns;
+  options.concurrency = std::max(1u, unsigned(concurrency));
+  options.maxCost = maxCost;
+  options.maxTokens = maxTokens;
+  if (seed.getNumOccurrences())
+    options.seed = seed;
+  options.dbPath = genDb;
+  if (options.dbPath.empty() && turns > 1) {
+    SmallString<256> db(outDir);
+    sys::path::append(db, "results.sqlite");
+    options.dbPath = std::string(db);
+  }
+  options.staticOnly = genStaticOnly;
+  options.shapes = genShapes;
+  options.runTimeoutSeconds = genTimeout;
+  options.tool = sys::fs::getMainExecutable(nullptr, nullptr);
+  options.evalJobs = evalJobs ? unsigned(evalJobs)
+                              : std::max(1, get_physical_cores());
+  if (!options.dbPath.empty() && !genStaticOnly) {
+    auto resolved = eval::resolveGpus(genGpus);
+    if (!resolved)
+      return fail(toString(resolved.takeError()));
+    options.gpus = *resolved;
+  }
+  options.progress = &errs();
+  if (std::error_code ec = sys::fs::create_directories(outDir))
+    return fail("cannot create '" + outDir + "': " + ec.message());
+
+  auto stats = client::runGenerate(options);
+  if (!stats)
+    return fail(toString(stats.takeError()));
+  outs() << formatv("generated {0} turns for {1} samples ({2} already on "
+                    "disk, {3} failed, {4} retries, {5} passed before their "
+                    "last turn); tokens {6} in ({7} cached) / {8} out; cost "
+                    "${9:f4}\n",
+                    stats->answered, stats->samples, stats->resumed,
+                    stats->failed, stats->retries, stats->solvedEarly,
+                    stats->inputTokens, stats->cachedTokens,
+                    stats->outputTokens, stats->cost);
+  if (!stats->stopReason.empty())
+    outs() << "stopped: " << stats->stopReason << "; " << stats->unfinished
+           << " samples unfinished (at most " << stats->turnsLeft
+           << " turns not sent); rerun the same command with a larger "
+              "budget to resume\n";
+  else if (stats->unfinished)
+    outs() << stats->unfinished
+           << " samples unfinished; rerun the same command to resume\n";
+  return 0;
+}
+
+} // namespace
+
+cli::Command cli::generateCommand() { return {generateCmd, runGenerate}; }
