@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 llvm-22-dev libmlir-22-dev mlir-22-tools
           llvm-22-tools libgtest-dev libzstd-dev libz3-dev libxml2-dev
-          libedit-dev libffi-dev zlib1g-dev libsqlite3-dev sqlite3)
+          libedit-dev libffi-dev zlib1g-dev libsqlite3-dev sqlite3
+          libcurl4-openssl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -598,6 +598,9 @@ void Generator::start(Sample &s, double cost, double tokens) {
   request.body = llvm::formatv("{0}", llvm::json::Value(Object(*body))).str();
   request.connectTimeoutSeconds = config.connectTimeoutSeconds;
   request.stallSeconds = config.stallSeconds;
+  // A stream's headers come at once; a whole answer may take minutes to
+  // start (total_s bounds it).
+  request.firstByteSeconds = config.stream ? config.stallSeconds : 0;
   request.totalTimeoutSeconds = config.totalTimeoutSeconds;
 
   s.state = State::InFlight;

@@ -10,6 +10,7 @@
 #include "ptxbench/Client/Http.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <curl/curl.h>
 
@@ -49,12 +50,15 @@ struct Transfer {
   HttpResult result;
   HttpClient::DoneFn done;
   HttpClient::DataFn onData;
-  Clock::time_point start;
-  double totalTimeout = 0;
+  Clock::time_point start, lastByte;
+  bool started = false;
+  double totalTimeout = 0, stall = 0, firstByte = 0;
   char errorBuffer[CURL_ERROR_SIZE] = {0};
 
   static size_t onWrite(char *data, size_t size, size_t count, void *self) {
     auto *t = static_cast<Transfer *>(self);
+    t->started = true;
+    t->lastByte = Clock::now();
     StringRef chunk(data, size * count);
     t->result.body.append(chunk.begin(), chunk.end());
     if (t->onData)
@@ -64,6 +68,8 @@ struct Transfer {
 
   static size_t onHeader(char *data, size_t size, size_t count, void *self) {
     auto *t = static_cast<Transfer *>(self);
+    t->started = true;
+    t->lastByte = Clock::now();
     StringRef line = StringRef(data, size * count).trim();
     if (line.starts_with("HTTP/")) {
       t->result.headers.clear(); // a new response (after 100 or a redirect)
@@ -123,11 +129,8 @@ uint64_t HttpClient::start(const HttpRequest &request, DoneFn done,
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                    long(request.connectTimeoutSeconds * 1000));
-  if (request.stallSeconds > 0) {
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
-                     std::max(1L, long(request.stallSeconds + 0.5)));
-  }
+  t->stall = request.stallSeconds;
+  t->firstByte = request.firstByteSeconds;
   if (request.totalTimeoutSeconds > 0)
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
                      long(request.totalTimeoutSeconds * 1000));
@@ -161,6 +164,30 @@ size_t HttpClient::poll(int timeoutMs) {
   curl_multi_perform(impl->multi, &running);
 
   std::vector<std::unique_ptr<Transfer>> finished;
+  // Stalls: nothing received for too long.
+  auto now = Clock::now();
+  for (auto it = impl->transfers.begin(); it != impl->transfers.end();) {
+    Transfer &t = *it->second;
+    double quiet = std::chrono::duration<double>(
+                       now - (t.started ? t.lastByte : t.start))
+                       .count();
+    double limit = t.started ? t.stall : t.firstByte;
+    if (limit <= 0 || quiet < limit) {
+      ++it;
+      continue;
+    }
+    curl_easy_getinfo(it->first, CURLINFO_RESPONSE_CODE, &t.result.status);
+    curl_multi_remove_handle(impl->multi, it->first);
+    t.result.seconds =
+        std::chrono::duration<double>(now - t.start).count();
+    t.result.stalled = true;
+    t.result.error = llvm::formatv("stalled: nothing received for {0:f1} s{1}",
+                                   quiet,
+                                   t.started ? "" : " (no response)")
+                         .str();
+    finished.push_back(std::move(it->second));
+    it = impl->transfers.erase(it);
+  }
   int queued = 0;
   while (CURLMsg *msg = curl_multi_info_read(impl->multi, &queued)) {
     if (msg->msg != CURLMSG_DONE)
@@ -183,11 +210,6 @@ size_t HttpClient::poll(int timeoutMs) {
       std::string why = t->errorBuffer[0] ? t->errorBuffer
                                           : curl_easy_strerror(code);
       t->result.error = why;
-      if (code == CURLE_OPERATION_TIMEDOUT &&
-          (t->totalTimeout <= 0 || t->result.seconds < t->totalTimeout)) {
-        t->result.stalled = true;
-        t->result.error = "stalled: " + why;
-      }
     }
     finished.push_back(std::move(t));
   }

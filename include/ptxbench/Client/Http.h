@@ -32,8 +32,11 @@ struct HttpRequest {
   HeaderList headers;
   std::string body;
   double connectTimeoutSeconds = 30;
-  /// Abort when no byte arrives for this long (0: never).
+  /// Abort when no byte arrives for this long once the response has
+  /// started (0: never).
   double stallSeconds = 120;
+  /// Abort when the response has not started after this long (0: never).
+  double firstByteSeconds = 0;
   /// Abort after this long in total (0: no limit).
   double totalTimeoutSeconds = 0;
 };

@@ -6,7 +6,7 @@
 One model per scenario and wire variant, named `<variant>-<scenario>`, whose
 model id `<scenario>/<variant>` tells the server what to do; the key comes
 from PTXBENCH_TEST_KEY. Retries back off from 50 ms; a stream stalls after
-1 s without a byte.
+3 s without a byte.
 """
 import argparse, json
 
@@ -40,7 +40,7 @@ for variant in args.variants.split(","):
             "sampling": {"temperature": 0.5, "max_output_tokens": args.max_output},
             "prices": {"input": price_in, "output": price_out, "cached_input": price_cached},
             "limits": {"concurrency": args.concurrency},
-            "timeouts": {"connect_s": 5, "stall_s": 1},
+            "timeouts": {"connect_s": 10, "stall_s": 3},
             "retry": {"max_attempts": args.retry, "initial_backoff_s": 0.05, "max_backoff_s": 0.2},
         }
 print(json.dumps({"models": models}, indent=1))

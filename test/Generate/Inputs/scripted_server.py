@@ -94,7 +94,7 @@ class Handler(BaseHTTPRequestHandler):
             state["in_flight"] += 1
             state["max_in_flight"] = max(state["max_in_flight"], state["in_flight"])
             log = {"t": time.time(), "path": self.path, "model": model, "scenario": scenario, "attempt": attempt, "stream": stream,
-                   "auth": got == key, "in_flight": state["in_flight"], "messages": len(request.get("messages", [])),
+                   "auth": got == key, "in_flight": state["in_flight"], "messages": len(request.get("messages", [])), "seed": request.get("seed"),
                    "max_tokens": request.get("max_tokens", request.get("max_completion_tokens"))}
             with open(self.server.log, "a") as f:
                 f.write(json.dumps(log) + "\n")
@@ -133,9 +133,17 @@ class Handler(BaseHTTPRequestHandler):
             return
         if scenario == "stall" and attempt == 1:
             if stream:
-                return self.stream(anthropic, ANSWER, stall=4)
-            time.sleep(4)
-            return ok()
+                return self.stream(anthropic, ANSWER, stall=8)
+            # A body that starts and then stops coming.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "5000")
+            self.end_headers()
+            self.wfile.write(b'{"id": "chatcmpl-1", ')
+            self.wfile.flush()
+            time.sleep(8)
+            self.close_connection = True
+            return
         if scenario == "malformed":
             if stream:
                 self.send_response(200)
