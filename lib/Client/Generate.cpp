@@ -189,6 +189,8 @@ struct Sample {
   std::vector<std::string> requested;
   unsigned turn = 1;
   unsigned attempts = 0;
+  /// Why earlier attempts of this turn failed (redacted).
+  std::vector<std::string> retried;
   Clock::time_point notBefore;
   State state = State::Ready;
   bool failed = false;
@@ -632,6 +634,13 @@ void Generator::start(Sample &s, double cost, double tokens) {
       std::move(onData));
 }
 
+static llvm::json::Array toArray(const std::vector<std::string> &v) {
+  llvm::json::Array a;
+  for (const std::string &s : v)
+    a.push_back(s);
+  return a;
+}
+
 void Generator::recordFailure(Sample &s, const ProviderError &error) {
   std::string dir = turnDir(s, s.turn);
   Object gen{{"status", "error"},
@@ -640,7 +649,8 @@ void Generator::recordFailure(Sample &s, const ProviderError &error) {
              {"attempts", int64_t(s.attempts)},
              {"http_status", int64_t(error.status)},
              {"error", redact(error.message)},
-             {"retryable", error.retryable}};
+             {"retryable", error.retryable},
+             {"retried", toArray(s.retried)}};
   if (Error e = writeAtomic(join(dir, "generation.json"),
                             llvm::formatv("{0:2}\n", llvm::json::Value(std::move(gen))).str()))
     llvm::errs() << "generate: " << llvm::toString(std::move(e)) << "\n";
@@ -682,6 +692,7 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
       s.notBefore =
           Clock::now() + std::chrono::milliseconds(int64_t(delay * 1000));
       s.state = State::Ready;
+      s.retried.push_back(redact(error->message));
       ++stats.retries;
       return;
     }
@@ -717,7 +728,8 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
              {"latency_s", latency},
              {"cost_usd", cost},
              {"request_id", c.requestId},
-             {"attempts", int64_t(s.attempts)}};
+             {"attempts", int64_t(s.attempts)},
+             {"retried", toArray(s.retried)}};
   Error e = writeAtomic(join(dir, "response.md"), c.text);
   if (!e)
     e = writeAtomic(join(dir, "request.json"),
@@ -736,6 +748,7 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
   ++stats.answered;
   ++turnsDone;
   s.attempts = 0;
+  s.retried.clear();
   s.conversation.push_back({"assistant", c.text});
   if (!evaluating()) {
     if (s.turn == options.turns)

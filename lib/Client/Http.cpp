@@ -50,8 +50,8 @@ struct Transfer {
   HttpResult result;
   HttpClient::DoneFn done;
   HttpClient::DataFn onData;
-  Clock::time_point start, lastByte;
-  bool started = false;
+  Clock::time_point start, lastByte, sent;
+  bool started = false, isSent = false;
   double totalTimeout = 0, stall = 0, firstByte = 0;
   char errorBuffer[CURL_ERROR_SIZE] = {0};
 
@@ -64,6 +64,26 @@ struct Transfer {
     if (t->onData)
       t->onData(chunk);
     return size * count;
+  }
+
+  /// Notes when the whole request has gone out: the wait for the first
+  /// byte counts from then, not from before the connection was made.
+  static int onProgress(void *self, curl_off_t, curl_off_t, curl_off_t,
+                        curl_off_t ulnow) {
+    auto *t = static_cast<Transfer *>(self);
+    if (!t->isSent && ulnow >= curl_off_t(t->body.size())) {
+      // Connected and sent (a request without body: connected).
+      long connected = 0;
+      curl_easy_getinfo(t->easy.get(), CURLINFO_NUM_CONNECTS, &connected);
+      curl_off_t pretransfer = 0;
+      curl_easy_getinfo(t->easy.get(), CURLINFO_PRETRANSFER_TIME_T,
+                        &pretransfer);
+      if (pretransfer > 0 || connected > 0 || ulnow > 0) {
+        t->isSent = true;
+        t->sent = Clock::now();
+      }
+    }
+    return 0;
   }
 
   static size_t onHeader(char *data, size_t size, size_t count, void *self) {
@@ -123,6 +143,9 @@ uint64_t HttpClient::start(const HttpRequest &request, DoneFn done,
   curl_easy_setopt(h, CURLOPT_WRITEDATA, t.get());
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &Transfer::onHeader);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, t.get());
+  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &Transfer::onProgress);
+  curl_easy_setopt(h, CURLOPT_XFERINFODATA, t.get());
+  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   // Loopback servers (tests, local inference servers) never go through a
   // proxy configured for the outside.
   curl_easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
@@ -168,11 +191,13 @@ size_t HttpClient::poll(int timeoutMs) {
   auto now = Clock::now();
   for (auto it = impl->transfers.begin(); it != impl->transfers.end();) {
     Transfer &t = *it->second;
+    // Before the request is out, connect_s bounds the wait (curl's own).
+    bool waiting = t.started || t.isSent;
     double quiet = std::chrono::duration<double>(
-                       now - (t.started ? t.lastByte : t.start))
+                       now - (t.started ? t.lastByte : t.sent))
                        .count();
     double limit = t.started ? t.stall : t.firstByte;
-    if (limit <= 0 || quiet < limit) {
+    if (!waiting || limit <= 0 || quiet < limit) {
       ++it;
       continue;
     }

@@ -164,9 +164,11 @@ def main():
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--log", required=True)
     args = parser.parse_args()
+    # The listen backlog is set when the server is made: many clients
+    # connect at once.
+    ThreadingHTTPServer.request_queue_size = 512
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    server.request_queue_size = 256
     server.log = args.log
     open(args.log, "w").close()
     with open(args.port_file + ".tmp", "w") as f:
