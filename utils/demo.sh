@@ -19,7 +19,7 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU
 fi
 
 echo "== generate (corpus model; 2 tasks x 2 contexts x 2 samples, 2 turns)"
-$ptxbench generate --model corpus --tasks tasks --task rmsnorm_h4096,gemm_bf16_nt \
+$ptxbench generate --model corpus --tasks tasks --task rmsnorm_h4096,gemm_bf16_n4096_k4096 \
   --arch sm_90a --context none,brief --samples 2 --turns 2 ${mode[@]+"${mode[@]}"} \
   --out "$out/samples" --db "$out/results.sqlite"
 echo
