@@ -58,11 +58,12 @@ int main(int argc, char **argv) {
     HttpRequest request;
     request.url = url + wire->path().str();
     request.headers = wire->headers("bench-key");
-    request.body = formatv("{0}", json::Value(wire->body(model, messages,
-                                                          sampling, stream)))
-                       .str();
-    auto reader = stream ? std::shared_ptr<StreamReader>(wire->streamReader())
-                         : nullptr;
+    request.body =
+        formatv("{0}",
+                json::Value(wire->body(model, messages, sampling, stream)))
+            .str();
+    auto reader =
+        stream ? std::shared_ptr<StreamReader>(wire->streamReader()) : nullptr;
     auto parser = std::make_shared<SseParser>();
     HttpClient::DataFn onData;
     if (reader)
@@ -102,11 +103,12 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
   double cpu = cpuSeconds() - cpu0;
-  outs() << formatv("{0} requests ({1}, {2}), {3} failed, {4} in flight at "
-                    "most, {5:f2} s wall, {6:f0} requests/s, client CPU "
-                    "{7:f3} ms per request ({8:f2} s total), {9} answer bytes\n",
-                    requests, anthropic ? "anthropic" : "openai",
-                    stream ? "streamed" : "whole", failed, maxInFlight, wall,
-                    requests / wall, cpu / requests * 1000, cpu, answerBytes);
+  outs() << formatv(
+      "{0} requests ({1}, {2}), {3} failed, {4} in flight at "
+      "most, {5:f2} s wall, {6:f0} requests/s, client CPU "
+      "{7:f3} ms per request ({8:f2} s total), {9} answer bytes\n",
+      requests, anthropic ? "anthropic" : "openai",
+      stream ? "streamed" : "whole", failed, maxInFlight, wall, requests / wall,
+      cpu / requests * 1000, cpu, answerBytes);
   return failed ? 1 : 0;
 }

@@ -15,11 +15,10 @@
 
 #include "ptxbench/Client/Embedded.h"
 #include "ptxbench/Client/Http.h"
+#include "ptxbench/Client/TurnEval.h"
 #include "ptxbench/Client/Wire.h"
 #include "ptxbench/Eval/ResultsStore.h"
-#include "ptxbench/Eval/Summary.h"
 #include "ptxbench/Eval/Sweep.h"
-#include "ptxbench/Prompt/Feedback.h"
 #include "ptxbench/Prompt/Prompt.h"
 #include "ptxbench/Runtime/Task.h"
 
@@ -150,7 +149,8 @@ struct ModelState {
   /// again.
   bool allows(Clock::time_point now, double tokens,
               Clock::time_point &retryAt) {
-    while (!window.empty() && now - window.front().first >= std::chrono::minutes(1))
+    while (!window.empty() &&
+           now - window.front().first >= std::chrono::minutes(1))
       window.pop_front();
     if (now < pausedUntil) {
       retryAt = std::min(retryAt, pausedUntil);
@@ -166,7 +166,8 @@ struct ModelState {
     bool tpm = l.tokensPerMinute > 0 && !window.empty() &&
                used + tokens > l.tokensPerMinute;
     if (rpm || tpm) {
-      retryAt = std::min(retryAt, window.front().first + std::chrono::minutes(1));
+      retryAt =
+          std::min(retryAt, window.front().first + std::chrono::minutes(1));
       return false;
     }
     return true;
@@ -202,8 +203,7 @@ struct Sample {
 struct EvalResult {
   Sample *sample;
   unsigned turn;
-  std::string status, runStatus, feedback, error;
-  bool solved = false;
+  TurnVerdict verdict;
 };
 
 /// Worker threads running evaluations; finished ones are collected by the
@@ -372,14 +372,13 @@ Error Generator::prepare() {
     if (m.provider == Provider::Anthropic)
       state->wire = createAnthropicWire();
     else if (!m.embedded())
-      state->wire =
-          createOpenAIWire(m.provider == Provider::OpenAICompatible);
+      state->wire = createOpenAIWire(m.provider == Provider::OpenAICompatible);
     if (!m.apiKeyEnv.empty()) {
       std::optional<std::string> key = llvm::sys::Process::GetEnv(m.apiKeyEnv);
       if (!key || key->empty())
         return llvm::createStringError(
-            "model '" + m.name + "': the environment variable " +
-            m.apiKeyEnv + " (api_key_env) is not set");
+            "model '" + m.name + "': the environment variable " + m.apiKeyEnv +
+            " (api_key_env) is not set");
       state->key = *key;
       redact.add(*key);
     }
@@ -461,7 +460,8 @@ Error Generator::prepare() {
 void Generator::resume(Sample &s) {
   for (unsigned t = 1; t <= options.turns; ++t) {
     std::string dir = turnDir(s, t);
-    std::optional<llvm::json::Value> gen = readJSON(join(dir, "generation.json"));
+    std::optional<llvm::json::Value> gen =
+        readJSON(join(dir, "generation.json"));
     const Object *g = gen ? gen->getAsObject() : nullptr;
     s.turn = t;
     if (!g)
@@ -524,10 +524,10 @@ bool Generator::budgetAllows(const Sample &s, double &cost, double &tokens) {
   tokens = m.embedded() ? 0 : input + output;
   bool costOk = options.maxCost <= 0 ||
                 stats.cost + reservedCost + cost <= options.maxCost;
-  bool tokensOk = options.maxTokens <= 0 ||
-                  double(stats.inputTokens + stats.outputTokens) +
-                          reservedTokens + tokens <=
-                      double(options.maxTokens);
+  bool tokensOk =
+      options.maxTokens <= 0 || double(stats.inputTokens + stats.outputTokens) +
+                                        reservedTokens + tokens <=
+                                    double(options.maxTokens);
   if (costOk && tokensOk)
     return true;
   // Requests in flight may cost less than reserved: wait for them first.
@@ -578,8 +578,9 @@ void Generator::start(Sample &s, double cost, double tokens) {
   const ModelConfig &config = *m.config;
   unsigned turn = s.turn;
   if (config.embedded()) {
-    EmbeddedQuery q{options.tasksDir, options.arch, s.context, s.task, s.id,
-                    turn, options.seed.value_or(0)};
+    EmbeddedQuery q{
+        options.tasksDir,        options.arch, s.context, s.task, s.id, turn,
+        options.seed.value_or(0)};
     auto t0 = Clock::now();
     Outcome outcome = embeddedAnswer(config, q);
     s.state = State::InFlight;
@@ -651,8 +652,9 @@ void Generator::recordFailure(Sample &s, const ProviderError &error) {
              {"error", redact(error.message)},
              {"retryable", error.retryable},
              {"retried", toArray(s.retried)}};
-  if (Error e = writeAtomic(join(dir, "generation.json"),
-                            llvm::formatv("{0:2}\n", llvm::json::Value(std::move(gen))).str()))
+  if (Error e = writeAtomic(
+          join(dir, "generation.json"),
+          llvm::formatv("{0:2}\n", llvm::json::Value(std::move(gen))).str()))
     llvm::errs() << "generate: " << llvm::toString(std::move(e)) << "\n";
   s.state = State::Done;
   s.failed = true;
@@ -674,17 +676,15 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
   ++s.attempts;
   if (auto *error = std::get_if<ProviderError>(&outcome)) {
     if (error->retryAfter && *error->retryAfter > 0)
-      m.pausedUntil = std::max(
-          m.pausedUntil,
-          Clock::now() + std::chrono::milliseconds(
-                             int64_t(*error->retryAfter * 1000)));
+      m.pausedUntil = std::max(m.pausedUntil,
+                               Clock::now() + std::chrono::milliseconds(int64_t(
+                                                  *error->retryAfter * 1000)));
     if (error->retryable && s.attempts < config.retry.maxAttempts &&
         !stopping) {
       // Exponential backoff with full jitter, at least Retry-After.
-      double ceiling =
-          std::min(config.retry.maxBackoffSeconds,
-                   config.retry.initialBackoffSeconds *
-                       std::pow(2.0, double(s.attempts - 1)));
+      double ceiling = std::min(config.retry.maxBackoffSeconds,
+                                config.retry.initialBackoffSeconds *
+                                    std::pow(2.0, double(s.attempts - 1)));
       std::uniform_real_distribution<double> jitter(0.5, 1.0);
       double delay = ceiling * jitter(rng);
       if (error->retryAfter)
@@ -732,14 +732,14 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
              {"retried", toArray(s.retried)}};
   Error e = writeAtomic(join(dir, "response.md"), c.text);
   if (!e)
-    e = writeAtomic(join(dir, "request.json"),
-                    redact(llvm::formatv("{0:2}\n",
-                                         llvm::json::Value(std::move(request)))
-                               .str()));
+    e = writeAtomic(
+        join(dir, "request.json"),
+        redact(llvm::formatv("{0:2}\n", llvm::json::Value(std::move(request)))
+                   .str()));
   if (!e)
-    e = writeAtomic(join(dir, "generation.json"),
-                    llvm::formatv("{0:2}\n", llvm::json::Value(std::move(gen)))
-                        .str());
+    e = writeAtomic(
+        join(dir, "generation.json"),
+        llvm::formatv("{0:2}\n", llvm::json::Value(std::move(gen))).str());
   if (e) {
     ProviderError pe;
     pe.message = llvm::toString(std::move(e));
@@ -766,11 +766,9 @@ void Generator::queueEval(Sample &s, unsigned turn) {
   pool->submit([this, sp, turn] { return evaluate(sp, turn); });
 }
 
-/// Evaluates one turn as `ptxbench eval` does (the sweep, into the store)
-/// and renders its feedback. Runs on a worker thread: touches only the
-/// store, files of this turn, and the sample's immutable fields.
+/// Evaluates one turn on a worker thread: touches only the store, the
+/// files of this turn, and the sample's immutable fields.
 EvalResult Generator::evaluate(Sample *s, unsigned turn) {
-  EvalResult r{s, turn};
   eval::SampleInput input;
   input.key = {s->model->config->name, s->context, s->task, s->id,
                keyTurn(turn)};
@@ -787,69 +785,20 @@ EvalResult Generator::evaluate(Sample *s, unsigned turn) {
   std::string gpu;
   if (gpus)
     so.gpus = {gpu = gpus->acquire()};
-  auto swept = eval::runSweep(*store, {input}, so);
+  TurnVerdict verdict = evaluateTurn(*store, input, so);
   if (gpus)
     gpus->release(gpu);
-  if (!swept) {
-    r.error = llvm::toString(swept.takeError());
-    return r;
-  }
-  auto stored = store->get(input.key);
-  if (!stored || !*stored) {
-    r.error = stored ? "the sample is not in the store after evaluation"
-                     : llvm::toString(stored.takeError());
-    return r;
-  }
-  const eval::SampleRecord &rec = **stored;
-  r.status = rec.status;
-  r.runStatus = rec.runStatus;
-  r.solved = turnSolved(rec.runJson, rec.staticJson);
-
-  // The feedback: renderFeedback on the run result, or on a result made
-  // from the static verdict when the code never ran.
-  std::optional<llvm::json::Value> analysis =
-      eval::parseStoredJson(rec.staticJson);
-  std::optional<llvm::json::Value> run = eval::parseStoredJson(rec.runJson);
-  const Object *ro = run ? run->getAsObject() : nullptr;
-  if (rec.status == eval::status::ExtractError ||
-      rec.status == eval::status::NoSolution) {
-    r.feedback = "Your answer for `" + s->task +
-                 "` has no usable submission: " + rec.error +
-                 "\n\nAnswer with the whole submission in one fenced code "
-                 "block (```cuda or ```ptx), including its `// @ptxbench` "
-                 "launch-plan lines.\n";
-  } else if (ro && ro->getArray("workloads")) {
-    r.feedback = prompt::renderFeedback(*run, analysis ? &*analysis : nullptr);
-  } else {
-    Object workload{{"workload", "all"}};
-    if (rec.analyzed()) {
-      workload["status"] = "NO_GPU";
-      workload["message"] = "not run: static evaluation only";
-    } else {
-      workload["status"] = "COMPILE_ERROR";
-      workload["message"] = rec.status == eval::status::CompileError
-                                ? "The submission does not compile"
-                                : "The submission could not be analyzed";
-      workload["compile_log"] = rec.error;
-    }
-    llvm::json::Value result = Object{
-        {"task", s->task},
-        {"status", workload.getString("status")->str()},
-        {"workloads", llvm::json::Array{llvm::json::Value(std::move(workload))}}};
-    r.feedback = prompt::renderFeedback(
-        result, rec.analyzed() && analysis ? &*analysis : nullptr);
-  }
-  return r;
+  return {s, turn, std::move(verdict)};
 }
 
 void Generator::applyEval(EvalResult &r) {
   Sample &s = *r.sample;
   std::string dir = turnDir(s, r.turn);
-  if (!r.error.empty()) {
+  if (!r.verdict.error.empty()) {
     // The store or the evaluation failed: the turn stays unevaluated and
     // a rerun evaluates it again.
-    llvm::errs() << "generate: cannot evaluate " << dir << ": " << r.error
-                 << "\n";
+    llvm::errs() << "generate: cannot evaluate " << dir << ": "
+                 << r.verdict.error << "\n";
     s.state = State::Done;
     s.failed = true;
     ++stats.failed;
@@ -858,15 +807,15 @@ void Generator::applyEval(EvalResult &r) {
   }
   bool last = r.turn == options.turns;
   Error e = Error::success();
-  if (!r.solved && !last)
-    e = writeAtomic(join(dir, "feedback.md"), r.feedback);
+  if (!r.verdict.solved && !last)
+    e = writeAtomic(join(dir, "feedback.md"), r.verdict.feedback);
   if (!e)
     e = writeAtomic(
         join(dir, "outcome.json"),
-        llvm::formatv("{0:2}\n",
-                      llvm::json::Value(Object{{"status", r.status},
-                                               {"run_status", r.runStatus},
-                                               {"solved", r.solved}}))
+        llvm::formatv("{0:2}\n", llvm::json::Value(
+                                     Object{{"status", r.verdict.status},
+                                            {"run_status", r.verdict.runStatus},
+                                            {"solved", r.verdict.solved}}))
             .str());
   if (e) {
     llvm::errs() << "generate: " << llvm::toString(std::move(e)) << "\n";
@@ -875,14 +824,14 @@ void Generator::applyEval(EvalResult &r) {
     ++stats.failed;
     return;
   }
-  if (r.solved || last) {
-    if (r.solved && !last)
+  if (r.verdict.solved || last) {
+    if (r.verdict.solved && !last)
       ++stats.solvedEarly;
     turnsDone += options.turns - r.turn;
     s.state = State::Done;
     return;
   }
-  s.conversation.push_back({"user", r.feedback});
+  s.conversation.push_back({"user", r.verdict.feedback});
   s.turn = r.turn + 1;
   s.state = State::Ready;
 }
@@ -953,32 +902,6 @@ llvm::Expected<GenerateStats> Generator::run() {
 }
 
 } // namespace
-
-bool ptxbench::client::turnSolved(StringRef runJson, StringRef staticJson) {
-  std::optional<llvm::json::Value> run = eval::parseStoredJson(runJson);
-  const Object *r = run ? run->getAsObject() : nullptr;
-  if (!r || r->getString("status").value_or("") != "PASSED")
-    return false;
-  const llvm::json::Array *workloads = r->getArray("workloads");
-  if (!workloads || workloads->empty())
-    return false;
-  for (const llvm::json::Value &w : *workloads)
-    if (!w.getAsObject() ||
-        w.getAsObject()->getString("status").value_or("") != "PASSED")
-      return false;
-  const Object *counts = r->getObject("feature_counts");
-  if (!counts || counts->empty())
-    return false;
-  for (const auto &kv : *counts) {
-    const Object *c = kv.second.getAsObject();
-    if (!c || c->getString("verdict").value_or("") != "executed")
-      return false;
-  }
-  eval::SampleRecord record;
-  record.staticJson = staticJson.str();
-  record.status = eval::status::Analyzed;
-  return eval::fallbackKinds(record).empty();
-}
 
 llvm::Expected<GenerateStats>
 ptxbench::client::runGenerate(const GenerateOptions &options) {

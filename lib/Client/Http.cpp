@@ -193,9 +193,9 @@ size_t HttpClient::poll(int timeoutMs) {
     Transfer &t = *it->second;
     // Before the request is out, connect_s bounds the wait (curl's own).
     bool waiting = t.started || t.isSent;
-    double quiet = std::chrono::duration<double>(
-                       now - (t.started ? t.lastByte : t.sent))
-                       .count();
+    double quiet =
+        std::chrono::duration<double>(now - (t.started ? t.lastByte : t.sent))
+            .count();
     double limit = t.started ? t.stall : t.firstByte;
     if (!waiting || limit <= 0 || quiet < limit) {
       ++it;
@@ -203,12 +203,10 @@ size_t HttpClient::poll(int timeoutMs) {
     }
     curl_easy_getinfo(it->first, CURLINFO_RESPONSE_CODE, &t.result.status);
     curl_multi_remove_handle(impl->multi, it->first);
-    t.result.seconds =
-        std::chrono::duration<double>(now - t.start).count();
+    t.result.seconds = std::chrono::duration<double>(now - t.start).count();
     t.result.stalled = true;
     t.result.error = llvm::formatv("stalled: nothing received for {0:f1} s{1}",
-                                   quiet,
-                                   t.started ? "" : " (no response)")
+                                   quiet, t.started ? "" : " (no response)")
                          .str();
     finished.push_back(std::move(it->second));
     it = impl->transfers.erase(it);
@@ -232,8 +230,8 @@ size_t HttpClient::poll(int timeoutMs) {
     } else {
       // A response may have started (a stream cut or stalled midway).
       curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->result.status);
-      std::string why = t->errorBuffer[0] ? t->errorBuffer
-                                          : curl_easy_strerror(code);
+      std::string why =
+          t->errorBuffer[0] ? t->errorBuffer : curl_easy_strerror(code);
       t->result.error = why;
     }
     finished.push_back(std::move(t));

@@ -95,7 +95,8 @@ public:
       if (!v->getAsNumber())
         return error(field, "expected a number");
       if (*v->getAsNumber() < min)
-        return error(field, "expected a number >= " + llvm::formatv("{0}", min).str());
+        return error(field,
+                     "expected a number >= " + llvm::formatv("{0}", min).str());
       out = *v->getAsNumber();
     }
     return Error::success();
@@ -236,8 +237,8 @@ Expected<ModelConfig> readModel(StringRef name, const Value &value,
       }))
     return std::move(e);
   if (Error e = sub("limits", [&](Fields s) -> Error {
-        if (Error e = s.number("requests_per_minute",
-                               m.limits.requestsPerMinute))
+        if (Error e =
+                s.number("requests_per_minute", m.limits.requestsPerMinute))
           return e;
         if (Error e = s.number("tokens_per_minute", m.limits.tokensPerMinute))
           return e;
@@ -263,8 +264,8 @@ Expected<ModelConfig> readModel(StringRef name, const Value &value,
         if (Error e = s.integer("max_attempts", n, 1))
           return e;
         m.retry.maxAttempts = unsigned(n);
-        if (Error e = s.number("initial_backoff_s",
-                               m.retry.initialBackoffSeconds))
+        if (Error e =
+                s.number("initial_backoff_s", m.retry.initialBackoffSeconds))
           return e;
         if (Error e = s.number("max_backoff_s", m.retry.maxBackoffSeconds))
           return e;
@@ -324,8 +325,8 @@ ptxbench::client::parseModels(StringRef text, StringRef path) {
       rest = rest.drop_until([](char c) { return c == ']'; });
       rest.consume_front("]:");
       return llvm::createStringError(path + ":" + llvm::Twine(line) + ":" +
-                                     llvm::Twine(col) + ": not JSON: " +
-                                     rest.trim());
+                                     llvm::Twine(col) +
+                                     ": not JSON: " + rest.trim());
     }
     return llvm::createStringError(path + ": not JSON: " + why);
   }

@@ -167,6 +167,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<WireFormat> ptxbench::client::createOpenAIWire(bool compatible) {
+std::unique_ptr<WireFormat>
+ptxbench::client::createOpenAIWire(bool compatible) {
   return std::make_unique<OpenAIWire>(compatible);
 }

@@ -68,15 +68,14 @@ Outcome ptxbench::client::readOutcome(const WireFormat &wire,
   if (!ok) {
     long s = result.status;
     error.retryable = s == 408 || s == 409 || s == 429 || s >= 500;
-    error.message = llvm::formatv("HTTP {0}: {1}", s,
-                                  wire.errorMessage(result.body))
-                        .str();
+    error.message =
+        llvm::formatv("HTTP {0}: {1}", s, wire.errorMessage(result.body)).str();
     return error;
   }
   if (!result.error.empty()) {
     // The response started and was cut or stalled midway.
-    error.message = (result.stalled ? "stream " : "stream cut: ") +
-                    result.error;
+    error.message =
+        (result.stalled ? "stream " : "stream cut: ") + result.error;
     error.retryable = true;
     return error;
   }

@@ -31,8 +31,8 @@ std::map<SampleId, std::vector<const SampleRecord *>>
 bySample(const std::vector<SampleRecord> &records) {
   std::map<SampleId, std::vector<const SampleRecord *>> samples;
   for (const SampleRecord &r : records)
-    samples[{r.key.model, r.key.context, r.key.task, r.key.sampleId}]
-        .push_back(&r);
+    samples[{r.key.model, r.key.context, r.key.task, r.key.sampleId}].push_back(
+        &r);
   for (auto &[id, turns] : samples)
     llvm::sort(turns, [](const SampleRecord *a, const SampleRecord *b) {
       return a->key.turn < b->key.turn;
@@ -107,8 +107,8 @@ Table ptxbench::eval::turnTable(const std::vector<SampleRecord> &records) {
       }
       table.rows.push_back({group.first, group.second, std::to_string(t),
                             std::to_string(n), rate(compiled, n),
-                            ran ? rate(correct, n) : "-",
-                            rate(features, n), ran ? rate(fast, n) : "-"});
+                            ran ? rate(correct, n) : "-", rate(features, n),
+                            ran ? rate(fast, n) : "-"});
     }
   }
   return table;
@@ -116,10 +116,10 @@ Table ptxbench::eval::turnTable(const std::vector<SampleRecord> &records) {
 
 Table ptxbench::eval::passAtKTable(const std::vector<SampleRecord> &records) {
   static const unsigned ks[] = {1, 5, 10};
-  Table table{"pass@k over samples (last turn; correct = PASSED)",
-              {"model", "context", "tasks", "samples", "pass@1", "pass@5",
-               "pass@10"},
-              {}};
+  Table table{
+      "pass@k over samples (last turn; correct = PASSED)",
+      {"model", "context", "tasks", "samples", "pass@1", "pass@5", "pass@10"},
+      {}};
   auto samples = bySample(records);
   // (model, context) -> task -> (n, c, ran).
   struct Count {

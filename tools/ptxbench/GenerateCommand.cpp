@@ -55,13 +55,15 @@ cl::opt<std::string> genArch("arch", cl::desc("Target architecture"),
                              cl::init("sm_90a"), cl::sub(generateCmd));
 cl::list<std::string> contexts("context",
                                cl::desc("Context levels: none, brief, full"),
-                               cl::value_desc("level,..."),
-                               cl::CommaSeparated, cl::sub(generateCmd));
-cl::opt<unsigned> samples("samples", cl::desc("Samples per model, context "
-                                              "and task"),
+                               cl::value_desc("level,..."), cl::CommaSeparated,
+                               cl::sub(generateCmd));
+cl::opt<unsigned> samples("samples",
+                          cl::desc("Samples per model, context "
+                                   "and task"),
                           cl::init(1), cl::sub(generateCmd));
-cl::opt<unsigned> turns("turns", cl::desc("Turns per sample (feedback after "
-                                          "each)"),
+cl::opt<unsigned> turns("turns",
+                        cl::desc("Turns per sample (feedback after "
+                                 "each)"),
                         cl::init(1), cl::sub(generateCmd));
 cl::opt<std::string> outDir("out", cl::desc("The sample tree to write"),
                             cl::value_desc("dir"), cl::Required,
@@ -185,8 +187,8 @@ int runGenerate() {
   options.shapes = genShapes;
   options.runTimeoutSeconds = genTimeout;
   options.tool = sys::fs::getMainExecutable(nullptr, nullptr);
-  options.evalJobs = evalJobs ? unsigned(evalJobs)
-                              : std::max(1, get_physical_cores());
+  options.evalJobs =
+      evalJobs ? unsigned(evalJobs) : std::max(1, get_physical_cores());
   if (!options.dbPath.empty() && !genStaticOnly) {
     auto resolved = eval::resolveGpus(genGpus);
     if (!resolved)

@@ -218,8 +218,7 @@ TEST(AnthropicWireTest, RequestBody) {
 
 TEST(WireTest, Classification) {
   auto wire = createAnthropicWire();
-  auto status = [&](long code, const char *body,
-                    HeaderList headers = {}) {
+  auto status = [&](long code, const char *body, HeaderList headers = {}) {
     HttpResult r;
     r.status = code;
     r.body = body;
@@ -227,8 +226,9 @@ TEST(WireTest, Classification) {
     return error(readOutcome(*wire, r, nullptr));
   };
   ProviderError tooLong = status(
-      400, R"({"type":"error","error":{"type":"invalid_request_error",)"
-           R"("message":"prompt is too long: 210000 tokens > 200000 maximum"}})");
+      400,
+      R"({"type":"error","error":{"type":"invalid_request_error",)"
+      R"("message":"prompt is too long: 210000 tokens > 200000 maximum"}})");
   EXPECT_FALSE(tooLong.retryable);
   EXPECT_EQ(tooLong.message, "HTTP 400: invalid_request_error: prompt is too "
                              "long: 210000 tokens > 200000 maximum");

@@ -74,10 +74,6 @@ struct GenerateStats {
 
 llvm::Expected<GenerateStats> runGenerate(const GenerateOptions &options);
 
-/// Whether a recorded turn is finished: it passed every workload, every
-/// requested family executed, and the analysis found no fallback.
-bool turnSolved(llvm::StringRef runJson, llvm::StringRef staticJson);
-
 } // namespace ptxbench::client
 
 #endif // PTXBENCH_CLIENT_GENERATE_H

@@ -1,4 +1,5 @@
-//===- Models.h - The models file: who answers and on what terms -*- C++ -*-===//
+//===- Models.h - The models file: who answers and on what terms -*- C++
+//-*-===//
 //
 // A JSON file naming the models a run may ask: per model its provider
 // (openai, anthropic, openai-compatible, or the embedded corpus and

@@ -1,0 +1,107 @@
+//===- TurnEval.cpp - One turn evaluated, and its feedback ----------------===//
+//
+// The turn goes through lib/Eval's sweep (so it is evaluated, deduplicated
+// and recorded exactly as `ptxbench eval` would), and its feedback is
+// renderFeedback() of what the store holds: the run result and analysis
+// when it ran, a result made from the compiler's messages when it did not
+// compile, and the extraction error when there was no code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Client/TurnEval.h"
+
+#include "ptxbench/Eval/Summary.h"
+#include "ptxbench/Prompt/Feedback.h"
+
+using namespace ptxbench;
+using namespace ptxbench::client;
+using llvm::StringRef;
+using llvm::json::Object;
+
+std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec) {
+  const std::string &task = rec.key.task;
+  std::optional<llvm::json::Value> analysis =
+      eval::parseStoredJson(rec.staticJson);
+  std::optional<llvm::json::Value> run = eval::parseStoredJson(rec.runJson);
+  const Object *ro = run ? run->getAsObject() : nullptr;
+  if (rec.status == eval::status::ExtractError ||
+      rec.status == eval::status::NoSolution) {
+    return "Your answer for `" + task +
+           "` has no usable submission: " + rec.error +
+           "\n\nAnswer with the whole submission in one fenced code block "
+           "(```cuda or ```ptx), including its `// @ptxbench` launch-plan "
+           "lines.\n";
+  }
+  if (ro && ro->getArray("workloads"))
+    return prompt::renderFeedback(*run, analysis ? &*analysis : nullptr);
+  // Never ran: a result made from the static verdict.
+  {
+    Object workload{{"workload", "all"}};
+    if (rec.analyzed()) {
+      workload["status"] = "NO_GPU";
+      workload["message"] = "not run: static evaluation only";
+    } else {
+      workload["status"] = "COMPILE_ERROR";
+      workload["message"] = rec.status == eval::status::CompileError
+                                ? "The submission does not compile"
+                                : "The submission could not be analyzed";
+      workload["compile_log"] = rec.error;
+    }
+    llvm::json::Value result =
+        Object{{"task", task},
+               {"status", workload.getString("status")->str()},
+               {"workloads",
+                llvm::json::Array{llvm::json::Value(std::move(workload))}}};
+    return prompt::renderFeedback(
+        result, rec.analyzed() && analysis ? &*analysis : nullptr);
+  }
+}
+
+TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,
+                                           const eval::SampleInput &input,
+                                           const eval::SweepOptions &options) {
+  TurnVerdict v;
+  auto swept = eval::runSweep(store, {input}, options);
+  if (!swept) {
+    v.error = llvm::toString(swept.takeError());
+    return v;
+  }
+  auto stored = store.get(input.key);
+  if (!stored || !*stored) {
+    v.error = stored ? "the sample is not in the store after evaluation"
+                     : llvm::toString(stored.takeError());
+    return v;
+  }
+  const eval::SampleRecord &rec = **stored;
+  v.status = rec.status;
+  v.runStatus = rec.runStatus;
+  v.solved = turnSolved(rec.runJson, rec.staticJson);
+  v.feedback = turnFeedback(rec);
+  return v;
+}
+
+bool ptxbench::client::turnSolved(StringRef runJson, StringRef staticJson) {
+  std::optional<llvm::json::Value> run = eval::parseStoredJson(runJson);
+  const Object *r = run ? run->getAsObject() : nullptr;
+  if (!r || r->getString("status").value_or("") != "PASSED")
+    return false;
+  const llvm::json::Array *workloads = r->getArray("workloads");
+  if (!workloads || workloads->empty())
+    return false;
+  for (const llvm::json::Value &w : *workloads)
+    if (!w.getAsObject() ||
+        w.getAsObject()->getString("status").value_or("") != "PASSED")
+      return false;
+  const Object *counts = r->getObject("feature_counts");
+  if (!counts || counts->empty())
+    return false;
+  for (const auto &kv : *counts) {
+    const Object *c = kv.second.getAsObject();
+    if (!c || c->getString("verdict").value_or("") != "executed")
+      return false;
+  }
+  eval::SampleRecord record;
+  record.staticJson = staticJson.str();
+  record.status = eval::status::Analyzed;
+  return eval::fallbackKinds(record).empty();
+}
