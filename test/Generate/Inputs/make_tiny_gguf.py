@@ -13,7 +13,7 @@ import gguf
 import numpy as np
 
 out = sys.argv[1]
-n_embd, n_layer, n_head, n_ff, n_ctx = 64, 2, 4, 128, 2048
+n_embd, n_layer, n_head, n_ff, n_ctx = 64, 2, 4, 128, 32768
 tokens = [b"<unk>", b"<s>", b"</s>"] + [("<0x%02X>" % i).encode() for i in range(256)]
 types = [gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL] + [gguf.TokenType.BYTE] * 256
 n_vocab = len(tokens)

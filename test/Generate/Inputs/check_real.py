@@ -1,0 +1,47 @@
+"""Checks a two-turn run against a real OpenAI-compatible server.
+
+  check_real.py OUT STORE
+
+Each turn answered with the server's request id and usage (input tokens
+of the whole conversation, output tokens within the limit), the nonsense
+recorded in the store as extract_error, and turn 2 sent after feedback
+saying there was no usable code.
+"""
+import glob, json, os, sqlite3, sys
+
+out, store = sys.argv[1:3]
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    print(("ok   " if ok else "FAIL ") + what)
+    passed += ok
+    failed += not ok
+
+
+for model in ("compat-stream-tiny", "compat-whole-tiny"):
+    base = os.path.join(out, model, "none", "rmsnorm_h4096", "s0")
+    inputs = []
+    for t in (1, 2):
+        d = os.path.join(base, "turn%d" % t)
+        g = json.load(open(os.path.join(d, "generation.json")))
+        u = g["usage"]
+        inputs.append(u["input"])
+        check(g["status"] == "ok" and g["request_id"].startswith("chatcmpl"),
+              "%s turn %d: answered, request id %s" % (model, t, g["request_id"]))
+        check(0 < u["output"] <= 48 and g["finish_reason"] in ("length", "stop"),
+              "%s turn %d: %d output tokens, finish %s" % (model, t, u["output"], g["finish_reason"]))
+        request = json.load(open(os.path.join(d, "request.json")))
+        check(request["stream"] == model.startswith("compat-stream") and request["body"]["max_tokens"] == 48,
+              "%s turn %d: request.json says how it was sent" % (model, t))
+    check(inputs[0] > 1000 and inputs[1] > inputs[0],
+          "%s: input tokens count the whole conversation (%s)" % (model, inputs))
+    feedback = open(os.path.join(base, "turn1", "feedback.md")).read()
+    check(feedback.startswith("Your answer for `rmsnorm_h4096` has no usable submission"),
+          "%s: the feedback says there was no code" % model)
+db = sqlite3.connect(store)
+rows = db.execute("select model, turn, status from samples order by model, turn").fetchall()
+check(len(rows) == 4 and all(r[2] == "extract_error" for r in rows), "the store: %s" % rows)
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
