@@ -86,6 +86,16 @@ void renameRegisters(ptx::FuncOp func) {
 }
 
 void renameLabels(ptx::FuncOp func) {
+  // Branch tables name their labels; a name defined in several scopes would
+  // need the table's scope to resolve, so such a function keeps its names.
+  llvm::StringMap<unsigned> definitions;
+  func.walk([&](ptx::LabelOp label) { ++definitions[label.getName()]; });
+  bool hasTables = false;
+  func.walk([&](ptx::BranchTargetsOp) { hasTables = true; });
+  if (hasTables && llvm::any_of(definitions, [](const auto &entry) {
+        return entry.second > 1;
+      }))
+    return;
   llvm::StringMap<std::string> renamed;
   unsigned next = 0;
   Builder builder(func.getContext());

@@ -23,6 +23,15 @@ void collect(Attribute arg, unsigned operand, bool read, bool written,
     out.push_back({*next++, operand, read, written});
     return;
   }
+  if (auto sum = llvm::dyn_cast<ptx::OffsetOperandAttr>(arg)) {
+    collect(sum.getBase(), operand, true, false, next, out);
+    return;
+  }
+  if (auto element = llvm::dyn_cast<ptx::ElementOperandAttr>(arg)) {
+    collect(element.getBase(), operand, true, false, next, out);
+    collect(element.getIndex(), operand, true, false, next, out);
+    return;
+  }
   if (auto addr = llvm::dyn_cast<ptx::AddrOperandAttr>(arg)) {
     collect(addr.getBase(), operand, true, false, next, out);
     for (Attribute element : addr.getRest())
@@ -126,15 +135,7 @@ analysis::immediateOperand(ptx::InstructionOpInterface op, unsigned index) {
   auto imm = llvm::dyn_cast<ptx::ImmOperandAttr>(args[index]);
   if (!imm)
     return std::nullopt;
-  StringRef text = imm.getText();
-  text.consume_back("U");
-  // 0f/0d are floating-point bit patterns, not integers.
-  if (text.starts_with_insensitive("0f") || text.starts_with_insensitive("0d"))
-    return std::nullopt;
-  int64_t value;
-  if (text.getAsInteger(0, value))
-    return std::nullopt;
-  return value;
+  return imm.getIntegerValue();
 }
 
 namespace {

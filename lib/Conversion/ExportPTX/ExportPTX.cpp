@@ -103,6 +103,14 @@ private:
   LogicalResult printInstruction(Operation *op);
   LogicalResult printOperand(Attribute arg, Operation *op,
                              OperandRange::iterator &ref);
+  /// Prints the constant added to an address or a register: as written
+  /// when the import kept its text, else `+N` (ptxas takes `+-4`, not `-4`).
+  void printOffset(int64_t offset, StringRef text) {
+    if (!text.empty())
+      os << text;
+    else if (offset != 0)
+      os << '+' << offset;
+  }
   /// Prints the PTX name of a register, variable or parameter handle.
   void printName(Value value);
   StringRef labelOf(Block *block);
@@ -198,6 +206,16 @@ LogicalResult Exporter::printModuleItem(Operation *item) {
           printDims(*dims);
         if (std::optional<StringRef> init = global.getInit())
           os << " = " << *init;
+        os << ";\n";
+        return success();
+      })
+      .Case([&](GlobalDeclOp decl) {
+        if (!decl.getLinkage().empty())
+          os << decl.getLinkage() << ' ';
+        os << decl.getSpace() << ' ' << decl.getDecl() << ' '
+           << decl.getGlobal();
+        if (std::optional<ArrayRef<int64_t>> dims = decl.getDims())
+          printDims(*dims);
         os << ";\n";
         return success();
       })
@@ -508,14 +526,28 @@ LogicalResult Exporter::printOperand(Attribute arg, Operation *op,
         os << '[';
         if (failed(printOperand(addr.getBase(), op, ref)))
           return failure();
-        if (addr.getOffset() != 0)
-          os << '+' << addr.getOffset();
+        printOffset(addr.getOffset(), addr.getOffsetText());
         for (Attribute element : addr.getRest()) {
           os << ", ";
           if (failed(printOperand(element, op, ref)))
             return failure();
         }
         os << ']';
+        return success();
+      })
+      .Case([&](ElementOperandAttr element) -> LogicalResult {
+        if (failed(printOperand(element.getBase(), op, ref)))
+          return failure();
+        os << '[';
+        if (failed(printOperand(element.getIndex(), op, ref)))
+          return failure();
+        os << ']';
+        return success();
+      })
+      .Case([&](OffsetOperandAttr sum) {
+        if (failed(printOperand(sum.getBase(), op, ref)))
+          return failure();
+        printOffset(sum.getOffset(), sum.getOffsetText());
         return success();
       })
       .Case([&](VecOperandAttr vec) {

@@ -99,13 +99,61 @@ Block *Importer::currentBlock() {
   return block;
 }
 
-Block *Importer::labelBlock(StringRef label, const Token &mention) {
-  Block *&target = labels[label];
-  if (!target) {
-    target = new Block();
-    labelMentions[label] = mention;
+Block *Importer::mentionLabel(StringRef label, const Token &mention) {
+  Scope &scope = scopes.back();
+  if (auto it = scope.labels.find(label); it != scope.labels.end())
+    return it->second.block;
+  auto [it, inserted] = scope.pendingLabels.try_emplace(label);
+  if (inserted) {
+    it->second.block = new Block();
+    it->second.token = mention;
+    floatingBlocks.insert(it->second.block);
   }
-  return target;
+  return it->second.block;
+}
+
+FailureOr<Block *> Importer::defineLabel(StringRef label,
+                                         const Token &definition) {
+  Scope &scope = scopes.back();
+  if (auto it = scope.labels.find(label); it != scope.labels.end()) {
+    error(definition, "redefinition of label '" + label + "' in the same scope")
+            .attachNote(loc(it->second.token))
+        << "previous definition is here";
+    return failure();
+  }
+  Block *block;
+  if (auto it = scope.pendingLabels.find(label);
+      it != scope.pendingLabels.end()) {
+    block = it->second.block;
+    scope.pendingLabels.erase(it);
+  } else {
+    block = new Block();
+    floatingBlocks.insert(block);
+  }
+  scope.labels[label] = LabelEntry{block, definition};
+  return block;
+}
+
+void Importer::popScope() {
+  Scope inner = scopes.pop_back_val();
+  Scope &outer = scopes.back();
+  for (auto &entry : inner.pendingLabels) {
+    StringRef label = entry.first();
+    Block *placeholder = entry.second.block;
+    Block *target = nullptr;
+    if (auto it = outer.labels.find(label); it != outer.labels.end())
+      target = it->second.block;
+    else if (auto it = outer.pendingLabels.find(label);
+             it != outer.pendingLabels.end())
+      target = it->second.block;
+    if (!target) {
+      outer.pendingLabels.try_emplace(label, entry.second);
+      continue;
+    }
+    placeholder->replaceAllUsesWith(target);
+    floatingBlocks.erase(placeholder);
+    delete placeholder;
+  }
 }
 
 Value Importer::lookupStorage(StringRef name) {
@@ -144,7 +192,6 @@ LogicalResult Importer::parseBody(FuncOp func) {
   scopes.clear();
   scopes.emplace_back();
   discardDanglingLabels();
-  labelMentions.clear();
   branchTables.clear();
   sourceLoc.reset();
   for (ArrayAttr list : {func.getResults(), func.getParams()})
@@ -170,13 +217,12 @@ LogicalResult Importer::parseBody(FuncOp func) {
     builder.setInsertionPointToEnd(block);
     FallthroughOp::create(builder, func.getLoc(), ValueRange(), BlockRange());
   }
-  for (auto &entry : labels)
-    if (!entry.second->getParent()) {
-      error(labelMentions.lookup(entry.first()),
-            "use of undefined label '" + entry.first() + "'");
-      return failure();
-    }
-  labels.clear();
+  for (auto &entry : scopes.front().pendingLabels) {
+    error(entry.second.token, "use of undefined label '" + entry.first() +
+                                  "' (labels are visible in their own scope "
+                                  "and the scopes it encloses)");
+    return failure();
+  }
   return success();
 }
 
@@ -193,7 +239,7 @@ LogicalResult Importer::parseStatement() {
     advance();
     builder.setInsertionPointToEnd(currentBlock());
     ScopeEndOp::create(builder, loc(start));
-    scopes.pop_back();
+    popScope();
     return success();
   }
   if (tok.is('@'))
@@ -341,7 +387,7 @@ LogicalResult Importer::parseLabelOrNamedDirective() {
           pendingSymbolUses.try_emplace(*target, targetTok);
         callees.push_back(FlatSymbolRefAttr::get(context, *target));
       } else {
-        labelBlock(*target, targetTok);
+        mentionLabel(*target, targetTok);
       }
     } while (consumeIf(','));
     builder.setInsertionPointToEnd(currentBlock());
@@ -372,15 +418,17 @@ LogicalResult Importer::parseLabelOrNamedDirective() {
     return expect(';', "after .callprototype");
   }
   // A label: it starts a block; the block before falls through into it.
-  Block *target = labelBlock(name, start);
-  if (target->getParent())
-    return error(start, "redefinition of label '" + name + "'");
+  FailureOr<Block *> defined = defineLabel(name, start);
+  if (failed(defined))
+    return failure();
+  Block *target = *defined;
   if (block) {
     builder.setInsertionPointToEnd(block);
     FallthroughOp::create(builder, loc(start), ValueRange(),
                           BlockRange{target});
   }
   body->push_back(target);
+  floatingBlocks.erase(target);
   block = target;
   builder.setInsertionPointToEnd(block);
   LabelOp::create(builder, loc(start), name);
@@ -428,13 +476,78 @@ FailureOr<Attribute> Importer::parseNameOperand(const Token &name,
       SymOperandAttr::get(context, FlatSymbolRefAttr::get(context, text)));
 }
 
+FailureOr<std::optional<StringRef>>
+Importer::parseConstant(ConstantValue &value) {
+  const char *begin = tok.text.data();
+  ConstantExprResult result =
+      parseConstantExpr(StringRef(begin, lexer.bufferEnd() - begin));
+  if (result.kind == ConstantExprResult::Kind::NotConstant)
+    return std::optional<StringRef>();
+  const char *end = begin + result.length;
+  if (!result.ok()) {
+    // Point at the problem: the token that starts where the parser stopped.
+    Token problem = tok;
+    if (end >= lexer.position()) {
+      Lexer at = lexer;
+      at.skipTo(end);
+      problem = at.next();
+      if (problem.kind == Token::Eof)
+        problem = tok;
+    }
+    error(problem, "invalid constant expression: " + result.message);
+    return failure();
+  }
+  value = result.value;
+  // The expression spans at least the current token; go on after it.
+  lexer.skipTo(end);
+  tok = lexer.next();
+  prevEnd = end;
+  return std::optional<StringRef>(StringRef(begin, end - begin));
+}
+
+LogicalResult Importer::parseOffset(int64_t &offset, StringRef &text) {
+  Token plus = tok;
+  ConstantValue value;
+  FailureOr<std::optional<StringRef>> parsed = parseConstant(value);
+  if (failed(parsed))
+    return failure();
+  if (!*parsed || !value.isInteger())
+    return error(plus, "expected an integer constant after '+'");
+  offset = value.asSigned();
+  text = **parsed;
+  if (text == ("+" + Twine(offset)).str())
+    text = "";
+  return success();
+}
+
+bool Importer::opensOperandList() {
+  // A comma inside the parentheses, at their own depth, before they close.
+  int depth = 0;
+  for (const char *p = tok.text.data(); p < lexer.bufferEnd(); ++p) {
+    char c = *p;
+    if (c == '(')
+      ++depth;
+    else if (c == ')' && --depth == 0)
+      return false;
+    else if (c == ',' && depth == 1)
+      return true;
+    else if (c == ';')
+      return false;
+  }
+  return false;
+}
+
 FailureOr<Attribute> Importer::parseAddress(SmallVectorImpl<Value> &refs) {
   advance(); // '['
   Attribute base;
   Token baseTok = tok;
-  if (tok.kind == Token::Number) {
-    base = ImmOperandAttr::get(context, tok.text);
-    advance();
+  ConstantValue value;
+  FailureOr<std::optional<StringRef>> constant = parseConstant(value);
+  if (failed(constant))
+    return failure();
+  if (*constant) {
+    // An absolute address, itself a constant expression ([0x100+8]).
+    base = ImmOperandAttr::get(context, **constant);
   } else if (tok.kind == Token::Word) {
     advance();
     FailureOr<Attribute> parsed = parseNameOperand(baseTok, refs);
@@ -446,14 +559,12 @@ FailureOr<Attribute> Importer::parseAddress(SmallVectorImpl<Value> &refs) {
     return failure();
   }
   int64_t offset = 0;
-  if (tok.is('+') || tok.is('-')) {
-    bool minus = tok.is('-');
-    advance();
-    FailureOr<int64_t> value = parseInteger("an address offset");
-    if (failed(value))
-      return failure();
-    offset = minus ? -*value : *value;
-  }
+  StringRef offsetText;
+  if (tok.is('-'))
+    return error("an address offset is written '+-N' in PTX, not '-N'"),
+           failure();
+  if (!*constant && tok.is('+') && failed(parseOffset(offset, offsetText)))
+    return failure();
   SmallVector<Attribute> rest;
   while (consumeIf(',')) {
     FailureOr<Attribute> element = parseOperand(refs);
@@ -463,14 +574,29 @@ FailureOr<Attribute> Importer::parseAddress(SmallVectorImpl<Value> &refs) {
   }
   if (failed(expect(']', "to close the address")))
     return failure();
-  return Attribute(
-      AddrOperandAttr::get(context, base, offset, builder.getArrayAttr(rest)));
+  return Attribute(AddrOperandAttr::get(context, base, offset,
+                                        builder.getArrayAttr(rest),
+                                        offsetText));
 }
 
 FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
   Token start = tok;
   if (tok.is('[')) {
     return parseAddress(refs);
+  }
+  // A constant expression: a number, WARP_SZ, or an operator or '(' that
+  // starts one. '(' may open a call's operand list instead, and '!' may
+  // negate a predicate: those are not constant, and nothing is consumed.
+  if (tok.kind == Token::Number || tok.is('(') || tok.is('-') ||
+      tok.is('+') || tok.is('~') || tok.is('!') || tok.isWord("WARP_SZ")) {
+    ConstantValue value;
+    FailureOr<std::optional<StringRef>> constant =
+        tok.is('(') && opensOperandList() ? std::optional<StringRef>()
+                                          : parseConstant(value);
+    if (failed(constant))
+      return failure();
+    if (*constant)
+      return Attribute(ImmOperandAttr::get(context, **constant));
   }
   if (tok.is('{') || tok.is('(')) {
     bool isVector = tok.is('{');
@@ -500,18 +626,10 @@ FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
       return failure();
     return Attribute(NotOperandAttr::get(context, *inner));
   }
-  if (tok.is('-') || tok.kind == Token::Number) {
-    const char *begin = tok.text.data();
-    if (tok.is('-')) {
-      advance();
-      if (tok.kind != Token::Number) {
-        error("expected a number after '-', found " + describe(tok));
-        return failure();
-      }
-    }
-    StringRef text(begin, tok.text.data() + tok.text.size() - begin);
+  if (tok.is('-')) {
     advance();
-    return Attribute(ImmOperandAttr::get(context, text));
+    error("expected a number after '-', found " + describe(tok));
+    return failure();
   }
   if (tok.kind == Token::Word) {
     advance();
@@ -531,15 +649,34 @@ FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
         return failure();
       return Attribute(PairOperandAttr::get(context, *first, *second));
     }
-    // sym+4 outside brackets (mov.u64 %rd1, sym+4).
-    if ((tok.is('+') || tok.is('-')) && llvm::isa<SymOperandAttr>(*first)) {
-      bool minus = tok.is('-');
+    // An array element: a[1], a[N-1], a[%r2], a[%r2+4].
+    bool isArray = llvm::isa<SymOperandAttr>(*first) ||
+                   (llvm::isa<RegOperandAttr>(*first) &&
+                    refs.back().getDefiningOp<VarOp>());
+    if (isArray && tok.is('[')) {
       advance();
-      FailureOr<int64_t> value = parseInteger("an offset");
-      if (failed(value))
+      FailureOr<Attribute> index = parseOperand(refs);
+      if (failed(index) || failed(expect(']', "to close the array index")))
         return failure();
-      return Attribute(AddrOperandAttr::get(
-          context, *first, minus ? -*value : *value, builder.getArrayAttr({})));
+      return Attribute(ElementOperandAttr::get(context, *first, *index));
+    }
+    // A register or a symbol plus a constant, outside brackets
+    // (add.u32 %r1, %r2+4, 1; mov.u64 %rd1, sym+8).
+    auto reg = llvm::dyn_cast<RegOperandAttr>(*first);
+    bool summable = (reg && reg.getComponent().empty()) ||
+                    llvm::isa<SymOperandAttr>(*first);
+    if (summable && tok.is('+')) {
+      int64_t offset = 0;
+      StringRef offsetText;
+      if (failed(parseOffset(offset, offsetText)))
+        return failure();
+      return Attribute(
+          OffsetOperandAttr::get(context, *first, offset, offsetText));
+    }
+    if (summable && tok.is('-')) {
+      error("a constant is added to a register or symbol as '+-N' in PTX, "
+            "not '-N'");
+      return failure();
     }
     return first;
   }
@@ -574,7 +711,7 @@ LogicalResult Importer::parseBranch(const Token &start, StringRef opcode,
   FailureOr<StringRef> label = parseName("a branch target label");
   if (failed(label))
     return failure();
-  Block *target = labelBlock(*label, labelTok);
+  Block *target = mentionLabel(*label, labelTok);
   if (failed(expect(';', "after the branch target")))
     return failure();
   SmallVector<Block *, 2> dests{target};
@@ -605,7 +742,7 @@ LogicalResult Importer::parseBranchIndex(const Token &start, StringRef opcode,
     return error(start, "brx.idx needs an index and a .branchtargets table");
   SmallVector<Block *> dests;
   for (StringRef label : it->second)
-    dests.push_back(labels.lookup(label));
+    dests.push_back(mentionLabel(label, start));
   Block *fallthrough = guard ? new Block() : nullptr;
   if (fallthrough)
     dests.push_back(fallthrough);

@@ -414,8 +414,28 @@ LogicalResult Importer::parseGlobal(StringRef linkage, Token start) {
     Declarator d;
     if (failed(parseDeclarator(d)))
       return failure();
-    if (symbols.count(d.name))
-      return error(d.nameTok, "redefinition of '" + d.name + "'");
+    // A variable may be declared `.extern` again, before or after its
+    // definition; each further declaration stays in place as a
+    // ptx.global_decl of the symbol.
+    if (Operation *previous = symbols.lookup(d.name)) {
+      auto prevGlobal = llvm::dyn_cast<GlobalOp>(previous);
+      bool prevExtern = prevGlobal && prevGlobal.getLinkage() == ".extern";
+      if (prevGlobal && linkage == ".extern" && !d.init) {
+        GlobalDeclOp::create(builder, loc(start),
+                             FlatSymbolRefAttr::get(context, d.name),
+                             builder.getStringAttr(linkage),
+                             builder.getStringAttr(space),
+                             builder.getStringAttr(*decl), d.dims);
+        continue;
+      }
+      if (!prevExtern) {
+        error(d.nameTok, "redefinition of '" + d.name + "'")
+                .attachNote(previous->getLoc())
+            << "previous definition is here";
+        return failure();
+      }
+      demoteToDeclaration(prevGlobal);
+    }
     auto op = GlobalOp::create(
         builder, loc(start), builder.getStringAttr(d.name),
         builder.getStringAttr(linkage), builder.getStringAttr(space),
@@ -494,6 +514,17 @@ FailureOr<ArrayAttr> Importer::parsePerfDirectives() {
   return builder.getArrayAttr(directives);
 }
 
+void Importer::demoteToDeclaration(GlobalOp global) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(global);
+  auto decl = GlobalDeclOp::create(
+      builder, global.getLoc(), FlatSymbolRefAttr::get(context, global.getSymName()),
+      global.getLinkageAttr(), global.getSpaceAttr(), global.getDeclAttr(),
+      global.getDimsAttr());
+  decl->setDiscardableAttrs(global->getDiscardableAttrDictionary());
+  global.erase();
+}
+
 void Importer::demoteToPrototype(FuncOp func) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(func);
@@ -531,14 +562,31 @@ LogicalResult Importer::parseFunction(StringRef linkage, Token start) {
   if (failed(directives))
     return failure();
 
-  // A definition after a prototype: the prototype stays where it was as a
-  // ptx.prototype naming the definition.
+  // PTX lets a function be declared any number of times before its
+  // definition. A further declaration stays in place as a ptx.prototype of
+  // the symbol; so do the declarations before a definition.
   Operation *previous = symbols.lookup(*name);
   bool hasBody = tok.is('{');
   if (previous) {
     auto prevFunc = llvm::dyn_cast<FuncOp>(previous);
-    if (!hasBody || !prevFunc || !prevFunc.isExternal())
-      return error(nameTok, "redefinition of '" + *name + "'");
+    if (!prevFunc || !prevFunc.isExternal()) {
+      error(nameTok, "redefinition of '" + *name + "'")
+              .attachNote(previous->getLoc())
+          << (prevFunc ? "its definition is here (PTX allows declarations "
+                         "before the definition, not after it)"
+                       : "previous declaration is here");
+      return failure();
+    }
+    if (!hasBody) {
+      auto proto = PrototypeOp::create(
+          builder, loc(start), FlatSymbolRefAttr::get(context, *name),
+          isEntry ? builder.getUnitAttr() : UnitAttr(),
+          builder.getStringAttr(linkage), results, params, *directives);
+      if (failed(expect(';', "or '{' after the function signature")))
+        return failure();
+      recordText(proto, start.text.data());
+      return success();
+    }
     demoteToPrototype(prevFunc);
   }
   auto func = FuncOp::create(builder, loc(start), builder.getStringAttr(*name),

@@ -12,11 +12,13 @@
 
 #include "PTXLexer.h"
 
+#include "ptxbench/Dialect/PTX/ConstantExpr.h"
 #include "ptxbench/Dialect/PTX/PTX.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -29,6 +31,12 @@ namespace ptxbench::ptximport {
 using namespace mlir;
 using namespace ptxbench::ptx;
 
+/// A label's block and the token that defined or first mentioned it.
+struct LabelEntry {
+  Block *block = nullptr;
+  Token token;
+};
+
 /// Names declared in one `{ }` scope of a function body.
 struct Scope {
   llvm::StringMap<Value> names;
@@ -37,6 +45,15 @@ struct Scope {
   /// Body-level named declarations that are not storage (call prototypes,
   /// branch and call target tables).
   llvm::StringSet<> identifiers;
+  /// Labels defined in this scope. PTX scopes labels like other names: a
+  /// branch goes to the label of its innermost enclosing scope, wherever in
+  /// that scope the label stands.
+  llvm::StringMap<LabelEntry> labels;
+  /// Labels used in this scope (or in the scopes it encloses) and not yet
+  /// defined in it: a placeholder block each, which becomes the label's
+  /// block when this scope defines it, or moves to the enclosing scope when
+  /// this one closes.
+  llvm::StringMap<LabelEntry> pendingLabels;
 };
 
 class Importer {
@@ -93,6 +110,16 @@ private:
     advance();
     return name;
   }
+  /// A constant expression at the current token (`42`, `-1`,
+  /// `((128 >> 4) << 16)`, `WARP_SZ*2`), as written, or std::nullopt when
+  /// the token does not start one (nothing is consumed then).
+  FailureOr<std::optional<StringRef>> parseConstant(ConstantValue &value);
+  /// Whether the current '(' opens an operand list (`(param0, 5)`) rather
+  /// than a parenthesized expression.
+  bool opensOperandList();
+  /// `+ constant` after an address base or a register: the offset and its
+  /// text when that is not the plain `+N`.
+  LogicalResult parseOffset(int64_t &offset, StringRef &text);
   FailureOr<int64_t> parseInteger(StringRef what) {
     bool negative = consumeIf('-');
     int64_t value = 0;
@@ -122,6 +149,9 @@ private:
   LogicalResult parseSection();
   LogicalResult parseAlias();
   LogicalResult parseGlobal(StringRef linkage, Token start);
+  /// Turns the `.extern` variable `global` into a ptx.global_decl: its
+  /// definition follows.
+  void demoteToDeclaration(GlobalOp global);
   LogicalResult parseFunction(StringRef linkage, Token start);
   /// Turns the external function `func` into a ptx.prototype: a definition
   /// or an alias of the same name follows.
@@ -167,20 +197,26 @@ private:
   FailureOr<SmallVector<Attribute>>
   parseOperandList(SmallVectorImpl<Value> &refs);
 
-  /// Deletes the blocks of labels that were mentioned but never defined.
+  /// Deletes the label blocks that never made it into a body (a failed
+  /// import).
   void discardDanglingLabels() {
-    for (auto &entry : labels)
-      if (!entry.second->getParent()) {
-        entry.second->dropAllUses();
-        delete entry.second;
-      }
-    labels.clear();
+    for (Block *block : floatingBlocks) {
+      block->dropAllUses();
+      delete block;
+    }
+    floatingBlocks.clear();
   }
   /// The block new ops go into; opens an unlabelled block after a
   /// terminator.
   Block *currentBlock();
-  /// The block for `label`, created on first mention.
-  Block *labelBlock(StringRef label, const Token &mention);
+  /// The block a branch in the current scope to `label` goes to: the
+  /// scope's own label, or a placeholder until the scope closes.
+  Block *mentionLabel(StringRef label, const Token &mention);
+  /// Defines `label` in the current scope; its block is not yet placed.
+  FailureOr<Block *> defineLabel(StringRef label, const Token &definition);
+  /// Closes the innermost scope: its unresolved label uses go to the
+  /// enclosing scope.
+  void popScope();
   Value lookupStorage(StringRef name);
   void declare(StringRef name, Value value) {
     scopes.back().names[name] = value;
@@ -241,8 +277,9 @@ private:
   Region *body = nullptr;
   Block *block = nullptr;
   SmallVector<Scope, 4> scopes;
-  llvm::StringMap<Block *> labels;
-  llvm::StringMap<Token> labelMentions;
+  /// Label blocks not (yet) in the body: placeholders and defined labels
+  /// whose block is about to be placed.
+  llvm::SmallPtrSet<Block *, 16> floatingBlocks;
   llvm::StringMap<SmallVector<StringRef>> branchTables;
   std::optional<Location> sourceLoc;
 };

@@ -7,6 +7,8 @@
 
 #include "ptxbench/Dialect/PTX/PTX.h"
 
+#include "ptxbench/Dialect/PTX/ConstantExpr.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -48,6 +50,11 @@ void ptxbench::ptx::walkRegOperands(
         for (Attribute element : addr.getRest())
           walkRegOperands(element, fn);
       })
+      .Case([&](OffsetOperandAttr sum) { walkRegOperands(sum.getBase(), fn); })
+      .Case([&](ElementOperandAttr element) {
+        walkRegOperands(element.getBase(), fn);
+        walkRegOperands(element.getIndex(), fn);
+      })
       .Case([&](VecOperandAttr vec) {
         for (Attribute element : vec.getElements())
           walkRegOperands(element, fn);
@@ -61,6 +68,10 @@ void ptxbench::ptx::walkRegOperands(
         walkRegOperands(pair.getSecond(), fn);
       })
       .Case([&](NotOperandAttr neg) { walkRegOperands(neg.getOperand(), fn); });
+}
+
+std::optional<int64_t> ImmOperandAttr::getIntegerValue() const {
+  return evaluateIntegerExpr(getText());
 }
 
 unsigned ptxbench::ptx::countRegOperands(ArrayAttr args) {

@@ -138,7 +138,10 @@ LogicalResult CallOp::verify() {
 LogicalResult MbarrierOp::verify() {
   if (!verifyInstruction(*this))
     return failure();
-  if (!llvm::any_of(getArgs(), llvm::IsaPred<AddrOperandAttr>))
+  // Every mbarrier instruction but pending_count (which reads a state
+  // register) names the barrier object by address.
+  if (!getOpcode().starts_with("mbarrier.pending_count") &&
+      !llvm::any_of(getArgs(), llvm::IsaPred<AddrOperandAttr>))
     return emitOpError("needs the mbarrier's address operand [addr]");
   return success();
 }
@@ -210,13 +213,13 @@ LogicalResult SetMaxNRegOp::verify() {
   if (!hasModifier(getOpcode(), "inc") && !hasModifier(getOpcode(), "dec"))
     return emitOpError("needs .inc or .dec");
   auto imm = llvm::dyn_cast<ImmOperandAttr>(getArgs()[0]);
-  unsigned count = 0;
-  if (!imm || imm.getText().getAsInteger(0, count))
+  std::optional<int64_t> count = imm ? imm.getIntegerValue() : std::nullopt;
+  if (!count)
     return emitOpError("register count must be an integer immediate");
-  if (count < 24 || count > 256 || count % 8 != 0)
+  if (*count < 24 || *count > 256 || *count % 8 != 0)
     return emitOpError("register count must be a multiple of 8 in [24, 256], "
                        "not ")
-           << count;
+           << *count;
   return success();
 }
 
@@ -237,9 +240,10 @@ LogicalResult CpAsyncOp::verify() {
   if (!ca && !cg)
     return success();
   auto size = llvm::dyn_cast<ImmOperandAttr>(getArgs()[2]);
-  unsigned bytes = 0;
-  if (!size || size.getText().getAsInteger(0, bytes))
+  std::optional<int64_t> value = size ? size.getIntegerValue() : std::nullopt;
+  if (!value)
     return emitOpError("copy size must be an integer immediate");
+  int64_t bytes = *value;
   if (cg ? bytes != 16 : (bytes != 4 && bytes != 8 && bytes != 16))
     return emitOpError("copy size must be ")
            << (cg ? "16 for .cg" : "4, 8 or 16") << ", not " << bytes;

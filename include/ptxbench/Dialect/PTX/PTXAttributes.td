@@ -32,9 +32,14 @@ def PTX_RegOperandAttr : PTX_Attr<"RegOperand", "r"> {
 }
 
 def PTX_ImmOperandAttr : PTX_Attr<"ImmOperand", "imm"> {
-  let summary = "an immediate, kept as written (42, -1, 0x1F, 0f3F800000, 1.5)";
+  let summary = "an immediate or constant expression, kept as written "
+                "(42, -1, 0x1F, 0f3F800000, 1.5, ((128 >> 4) << 16), WARP_SZ)";
   let parameters = (ins StringRefParameter<"literal text">:$text);
   let assemblyFormat = "`<` $text `>`";
+  let extraClassDeclaration = [{
+    /// The value, when the text is an integer constant expression.
+    std::optional<int64_t> getIntegerValue() const;
+  }];
 }
 
 def PTX_SymOperandAttr : PTX_Attr<"SymOperand", "sym"> {
@@ -57,11 +62,45 @@ def PTX_AddrOperandAttr : PTX_Attr<"AddrOperand", "addr"> {
     `base` is a register placeholder, a symbol, an identifier or an immediate
     (absolute address); `offset` is added to it (printed as `+N`); `rest`
     holds further elements, as in a tensor-map operand
-    `[%tmap, {%x, %y} ]`.
+    `[%tmap, {%x, %y} ]`. `offsetText` is the offset as written when that
+    differs from `+N` (a constant expression such as `+288+128` or `+8*4`,
+    or a written `+0`), so the export can say it the same way.
   }];
   let parameters = (ins "::mlir::Attribute":$base, "int64_t":$offset,
-                        "::mlir::ArrayAttr":$rest);
-  let assemblyFormat = "`<` $base `,` $offset `,` $rest `>`";
+                        "::mlir::ArrayAttr":$rest,
+                        StringRefParameter<"offset as written", "\"\"">:$offsetText);
+  let assemblyFormat = "`<` $base `,` $offset `,` $rest (`,` $offsetText^)? `>`";
+  let builders = [
+    AttrBuilder<(ins "::mlir::Attribute":$base, "int64_t":$offset,
+                     "::mlir::ArrayAttr":$rest), [{
+      return $_get($_ctxt, base, offset, rest, "");
+    }]>
+  ];
+}
+
+def PTX_OffsetOperandAttr : PTX_Attr<"OffsetOperand", "plus"> {
+  let summary = "a register or symbol plus a constant, outside brackets "
+                "(%r2+4, sym+8)";
+  let description = [{
+    A source operand that adds a constant to a register or to a symbol's
+    address, as ptxas allows in place of any source (`add.u32 %r1, %r2+4, 1`,
+    `mov.u64 %rd1, sym+8`). `offsetText` is the constant as written when it
+    differs from `+N`.
+  }];
+  let parameters = (ins "::mlir::Attribute":$base, "int64_t":$offset,
+                        StringRefParameter<"offset as written", "\"\"">:$offsetText);
+  let assemblyFormat = "`<` $base `,` $offset (`,` $offsetText^)? `>`";
+}
+
+def PTX_ElementOperandAttr : PTX_Attr<"ElementOperand", "elem"> {
+  let summary = "an array element a[i] (a[1], a[N-1], a[%r2], a[%r2+4])";
+  let description = [{
+    PTX's square-bracket indexing of an array variable: `base` is the array
+    (a symbol, or a variable declared in the body) and `index` an immediate,
+    a register or a register plus a constant.
+  }];
+  let parameters = (ins "::mlir::Attribute":$base, "::mlir::Attribute":$index);
+  let assemblyFormat = "`<` $base `,` $index `>`";
 }
 
 def PTX_VecOperandAttr : PTX_Attr<"VecOperand", "vec"> {

@@ -70,6 +70,22 @@ def PTX_GlobalOp : PTX_Op<"global", [Symbol, HasParent<"ModuleOp">]> {
   }];
 }
 
+def PTX_GlobalDeclOp : PTX_Op<"global_decl", [HasParent<"ModuleOp">]> {
+  let summary = "a further declaration of a module-scope variable";
+  let description = [{
+    PTX lets a variable be declared `.extern` again (and again) before or
+    after its definition or first declaration, which is the symbol `@g`.
+    Each further declaration stays in place as this op, as written.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$global,
+                       DefaultValuedStrAttr<StrAttr, "">:$linkage,
+                       StrAttr:$space, StrAttr:$decl,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let assemblyFormat = [{
+    $linkage $space $decl $global (`dims` $dims^)? attr-dict
+  }];
+}
+
 def PTX_FuncOp : PTX_Op<"func", [IsolatedFromAbove, Symbol,
     HasParent<"ModuleOp">, DeclareOpInterfaceMethods<OpAsmOpInterface,
     ["getAsmBlockArgumentNames"]>]> {
@@ -100,10 +116,11 @@ def PTX_FuncOp : PTX_Op<"func", [IsolatedFromAbove, Symbol,
 }
 
 def PTX_PrototypeOp : PTX_Op<"prototype", [HasParent<"ModuleOp">]> {
-  let summary = "a function prototype printed before the function's definition";
+  let summary = "a further declaration of a function";
   let description = [{
-    PTX lets a function be declared (`.func f(...);`) before it is defined.
-    The definition is the symbol `@f`; the earlier declaration stays in place
+    PTX lets a function be declared (`.func f(...);`) any number of times
+    before it is defined. The definition (or, without one, the last
+    declaration) is the symbol `@f`; every other declaration stays in place
     as this op, with its own signature as written.
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee, UnitAttr:$entry,
