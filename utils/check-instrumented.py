@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Instruments PTX files with --ptx-instrument-features and checks that ptxas
-assembles the result for each file's own .target.
+"""Instruments PTX files with --ptx-instrument-features (with the work
+counters, as `ptxbench run` does) and checks that ptxas assembles the result
+for each file's own .target.
 
 Usage: check-instrumented.py --opt ptxbench-opt --ptxas ptxas
            [--families a,b,...] FILE.ptx...
@@ -34,8 +35,9 @@ def main():
             m = re.search(r"^\s*\.target\s+(sm_\w+)", text, re.M)
             arch = m.group(1) if m else "sm_90a"
             out = os.path.join(tmp, "counted.ptx")
-            r = subprocess.run([args.opt, path, "--ptx-instrument-features=families=" + args.families,
-                                "--emit=ptx", "-o", out], capture_output=True, text=True)
+            r = subprocess.run([args.opt, path, "--ptx-instrument-features=families=" +
+                                args.families + " work=true", "--emit=ptx", "-o", out],
+                               capture_output=True, text=True)
             if r.returncode != 0:
                 print(f"FAIL {path}: instrument: {r.stderr.strip()[:500]}")
                 failed += 1

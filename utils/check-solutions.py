@@ -3,9 +3,10 @@
 
 For every tasks/**/solutions/manifest.json and every solution in it:
   - `ptxbench analyze SOLUTION --arch ARCH --require <the tasks' features for
-    ARCH> --format json` must compile and assemble the file (or fail to compile
-    when the manifest says `"compiles": false`), and give each requested family
-    the manifest's verdict (used, missing, unreachable, serialized);
+    ARCH> [--accumulate f32] --format json` must compile and assemble the file
+    (or fail to compile when the manifest says `"compiles": false`), and give
+    each requested family the manifest's verdict (used, missing, unreachable,
+    serialized);
   - with --check-plans, `ptxbench run` with no visible GPU must accept the
     launch plan against every task the manifest lists (exit status 3: the plan
     checks out, nothing was run).
@@ -57,6 +58,9 @@ def main():
             cmd = [args.bin, "analyze", path, "--arch", arch, "--format", "json"]
             if requested:
                 cmd += ["--require", ",".join(requested)]
+            # A task that asks for fp32 accumulation flags f16 accumulators.
+            if any(t.get("accumulate") == "f32" for t in tasks.values()):
+                cmd += ["--accumulate", "f32"]
             if args.no_assemble:
                 cmd.append("--no-assemble")
             p = subprocess.run(cmd, capture_output=True, text=True)

@@ -44,6 +44,8 @@ StringRef analysis::fallbackKindName(FallbackKind kind) {
     return "local-memory-in-loop";
   case FallbackKind::WgmmaInsteadOfTcgen05:
     return "wgmma-instead-of-tcgen05";
+  case FallbackKind::F16Accumulator:
+    return "f16-accumulator";
   }
   llvm_unreachable("unknown fallback kind");
 }
@@ -119,11 +121,13 @@ Fallback &KernelScope::report(FallbackKind kind, Operation *op,
 SmallVector<Fallback>
 analysis::detectFallbacks(ptx::ModuleOp module,
                           const Reachability &reachability,
-                          ArrayRef<isa::Family> requested) {
+                          ArrayRef<isa::Family> requested,
+                          const FallbackOptions &options) {
   SmallVector<Fallback> out;
   std::optional<Target> target = Target::of(module);
   for (ptx::FuncOp kernel : reachability.kernels()) {
-    KernelScope scope{kernel, reachability, target, requested, {}, {}, out};
+    KernelScope scope{kernel, reachability, target, requested, options,
+                      {},     {},           out};
     for (ptx::FuncOp func : reachability.reachableFunctions(kernel)) {
       func.walk([&](ptx::InstructionOpInterface op) {
         if (reachability.isExecutable(op))

@@ -9,6 +9,7 @@
 #include "FallbackRules.h"
 #include "ptxbench/Analysis/InstructionAccess.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -46,40 +47,137 @@ constexpr const char *kWgmmaAlternative =
     "on sm_90a a warpgroup issues wgmma.mma_async (m64nNk16 for bf16/f16, "
     "m64nNk32 for fp8) on shared-memory tiles, asynchronously";
 
+bool isMatrixMath(ptx::InstructionOpInterface op) {
+  StringRef name = mnemonic(op);
+  return name.starts_with("wgmma.mma_async") || name == "mma" ||
+         name.starts_with("mma.") || name.starts_with("wmma.mma") ||
+         name.starts_with("tcgen05.mma");
+}
+
+bool isWarpMma(ptx::InstructionOpInterface op) {
+  return familyOf(op) == Family::MmaSync &&
+         (mnemonic(op) == "mma" || mnemonic(op).starts_with("mma."));
+}
+
+/// Whether an instruction of `loop` that can run satisfies `pred`.
+bool loopHas(const KernelScope &scope, const Loop &loop,
+             llvm::function_ref<bool(ptx::InstructionOpInterface)> pred) {
+  return llvm::any_of(scope.opsIn(loop), pred);
+}
+
+/// The smallest loop holding one of `ops` and no instruction for which
+/// `excluded` holds, with the first of `ops` in it; a loop doing its
+/// reduction with them rather than with the excluded instruction.
+std::pair<const Loop *, ptx::InstructionOpInterface>
+loopWithout(const KernelScope &scope,
+            ArrayRef<ptx::InstructionOpInterface> ops,
+            llvm::function_ref<bool(ptx::InstructionOpInterface)> excluded) {
+  const Loop *best = nullptr;
+  ptx::InstructionOpInterface first;
+  for (const Loop &loop : scope.loops) {
+    auto in = llvm::find_if(ops, [&](ptx::InstructionOpInterface op) {
+      return loop.contains(op->getBlock());
+    });
+    if (in == ops.end() || loopHas(scope, loop, excluded))
+      continue;
+    if (!best || loop.blocks.size() < best->blocks.size()) {
+      best = &loop;
+      first = *in;
+    }
+  }
+  return {best, first};
+}
+
+/// Whether `fma` continues a multiply-accumulate chain: its addend is its
+/// own destination (`fma d, a, b, d`, a loop-carried accumulator) or the
+/// result of an f32 fma of the same loop (`fmaResults`). The shape of a
+/// reduction, unlike element-wise arithmetic (x * scale - max).
+bool accumulates(ptx::InstructionOpInterface fma,
+                 const llvm::DenseSet<Value> &fmaResults) {
+  Value dest, addend;
+  for (const RegAccess &access : regAccesses(fma)) {
+    if (access.operand == 0 && access.written)
+      dest = access.value;
+    if (access.operand == 3 && access.read)
+      addend = access.value;
+  }
+  return addend && (dest == addend || fmaResults.contains(addend));
+}
+
 void checkWgmma(KernelScope &scope) {
-  if (!scope.isRequested(Family::Wgmma) || !scope.filter(isWgmmaMma).empty())
+  if (!scope.isRequested(Family::Wgmma))
     return;
-  auto mmas =
-      scope.filter([](auto op) { return familyOf(op) == Family::MmaSync; });
-  if (!mmas.empty())
-    scope.report(FallbackKind::MmaSyncInsteadOfWgmma, mmas.front(),
-                 llvm::formatv("wgmma was requested but the matrix math is "
-                               "warp-level {0} ({1})",
-                               mmas.front().getOpcode(),
-                               count(mmas.size(), "instruction")),
-                 kWgmmaAlternative);
+  auto wgmmas = scope.filter(isWgmmaMma);
+  // Warp-level matrix math: instead of wgmma when no wgmma runs, and beside
+  // it when it does a loop's reduction that no wgmma takes part in (one
+  // token wgmma does not make mma.sync loops the requested path).
+  auto mmas = scope.filter(isWarpMma);
   auto wmmas = scope.filter(isMnemonic("wmma.mma"));
-  if (!wmmas.empty())
-    scope.report(FallbackKind::WmmaInsteadOfWgmma, wmmas.front(),
-                 llvm::formatv("wgmma was requested but the matrix math is "
-                               "legacy wmma.mma ({0})",
-                               count(wmmas.size(), "instruction")),
-                 kWgmmaAlternative);
-  if (scope.uses(
-          {Family::Wgmma, Family::MmaSync, Family::Wmma, Family::Tcgen05}))
-    return;
+  for (auto [kind, list, wmma] :
+       {std::tuple{FallbackKind::MmaSyncInsteadOfWgmma, &mmas, false},
+        std::tuple{FallbackKind::WmmaInsteadOfWgmma, &wmmas, true}}) {
+    if (list->empty())
+      continue;
+    ptx::InstructionOpInterface first = list->front();
+    std::string what = wmma ? "legacy wmma.mma"
+                            : ("warp-level " + first.getOpcode()).str();
+    if (wgmmas.empty()) {
+      scope.report(kind, first,
+                   llvm::formatv("wgmma was requested but the matrix math is "
+                                 "{0} ({1})",
+                                 what, count(list->size(), "instruction")),
+                   kWgmmaAlternative);
+      continue;
+    }
+
+    auto [loop, inLoop] = loopWithout(scope, *list, isWgmmaMma);
+    if (!loop)
+      continue;
+    if (!wmma)
+      what = ("warp-level " + inLoop.getOpcode()).str();
+    Fallback &found = scope.report(
+        kind, inLoop,
+        llvm::formatv("wgmma was requested but a loop's matrix math is {0}, "
+                      "beside {1} outside the loop",
+                      what, count(wgmmas.size(), "wgmma.mma_async")),
+        kWgmmaAlternative);
+    found.related = blockAnchor(loop->header);
+    found.relatedMessage = "the loop starts here";
+  }
   // The smallest loop whose floating-point arithmetic is mostly f32 FMAs.
+  // Without any tensor-core instruction any such loop is the matrix math.
+  // Beside tensor-core instructions it must hold none of them and carry a
+  // multiply-accumulate chain (fma d, a, b, d): a reduction the tensor
+  // cores do not do, not the element-wise arithmetic of an epilogue.
+  bool tensorCores = scope.uses(
+      {Family::Wgmma, Family::MmaSync, Family::Wmma, Family::Tcgen05});
   const Loop *best = nullptr;
   ptx::InstructionOpInterface firstFma;
   for (const Loop &loop : scope.loops) {
     unsigned fmas = 0, floats = 0;
+    bool chain = false, matrix = false;
     ptx::InstructionOpInterface first;
-    for (ptx::InstructionOpInterface op : scope.opsIn(loop)) {
+    auto loopOps = scope.opsIn(loop);
+    for (ptx::InstructionOpInterface op : loopOps) {
       floats += familyOf(op) == Family::FloatArith;
+      matrix |= isMatrixMath(op);
       if (isFfmaF32(op) && !fmas++)
         first = op;
     }
     if (!fmas || 2 * fmas < floats)
+      continue;
+    if (tensorCores && !matrix) {
+      llvm::DenseSet<Value> fmaResults;
+      for (ptx::InstructionOpInterface op : loopOps)
+        if (isFfmaF32(op))
+          for (const RegAccess &access : regAccesses(op))
+            if (access.operand == 0 && access.written)
+              fmaResults.insert(access.value);
+      chain = llvm::any_of(loopOps, [&](ptx::InstructionOpInterface op) {
+        return isFfmaF32(op) && accumulates(op, fmaResults);
+      });
+    }
+    if (tensorCores && (matrix || !chain))
       continue;
     if (!best || loop.blocks.size() < best->blocks.size()) {
       best = &loop;
@@ -88,21 +186,62 @@ void checkWgmma(KernelScope &scope) {
   }
   if (!best)
     return;
-  Fallback &found = scope.report(
-      FallbackKind::FfmaLoopInsteadOfWgmma, firstFma,
-      "wgmma was requested but the matrix math is a loop of scalar f32 FMAs "
-      "and the kernel has no tensor-core instruction",
-      kWgmmaAlternative);
+  std::string message =
+      tensorCores
+          ? llvm::formatv("wgmma was requested but a loop accumulates with "
+                          "scalar f32 FMAs and no tensor-core instruction, "
+                          "beside {0} outside the loop",
+                          count(scope.filter(isMatrixMath).size(),
+                                "tensor-core instruction"))
+                .str()
+          : "wgmma was requested but the matrix math is a loop of scalar f32 "
+            "FMAs and the kernel has no tensor-core instruction";
+  Fallback &found = scope.report(FallbackKind::FfmaLoopInsteadOfWgmma,
+                                 firstFma, message, kWgmmaAlternative);
   found.related = blockAnchor(best->header);
   found.relatedMessage = "the loop starts here";
 }
 
+bool isTmaOrBulk(ptx::InstructionOpInterface op) {
+  std::optional<Family> family = familyOf(op);
+  return family == Family::Tma || family == Family::BulkCopy;
+}
+
+/// An ld.global in `loop` whose result reaches `value` directly or through
+/// at most `depth` moves and conversions (mov, cvt, selp, shifts, prmt,
+/// bit-field and logic ops) in the loop; null when there is none.
+ptx::InstructionOpInterface globalLoadFeeding(const KernelScope &scope,
+                                              const Loop &loop, Value value,
+                                              unsigned depth) {
+  static constexpr llvm::StringLiteral moves[] = {
+      "mov", "cvt", "selp", "shl", "shr", "prmt", "and", "or", "bfe", "bfi"};
+  for (Operation *user : value.getUsers()) {
+    auto writer = llvm::dyn_cast<ptx::InstructionOpInterface>(user);
+    if (!writer || !writes(writer, value) ||
+        !loop.contains(writer->getBlock()) ||
+        !scope.reachability.isExecutable(writer))
+      continue;
+    if (isLoadFrom(writer, ".global"))
+      return writer;
+    if (!depth || !llvm::is_contained(moves, mnemonic(writer)))
+      continue;
+    for (const RegAccess &source : regAccesses(writer))
+      if (source.read && source.operand != 0 && source.value != value)
+        if (auto load =
+                globalLoadFeeding(scope, loop, source.value, depth - 1))
+          return load;
+  }
+  return {};
+}
+
 void checkTma(KernelScope &scope) {
-  if (!scope.isRequested(Family::Tma) ||
-      scope.uses({Family::Tma, Family::BulkCopy}))
+  if (!scope.isRequested(Family::Tma))
     return;
+  // Beside TMA, only loops that copy with no TMA or bulk copy in them: one
+  // token TMA load does not make thread-copy loops the requested path.
+  bool tma = scope.uses({Family::Tma, Family::BulkCopy});
   auto copies = scope.filter(isMnemonic("cp.async"));
-  if (!copies.empty())
+  if (!copies.empty() && !tma)
     scope.report(
         FallbackKind::CpAsyncInsteadOfTma, copies.front(),
         llvm::formatv("TMA was requested but tiles are copied by "
@@ -110,32 +249,45 @@ void checkTma(KernelScope &scope) {
                       count(copies.size(), "instruction")),
         "on sm_90a and later one thread issues cp.async.bulk.tensor with a "
         "tensor map, completing on an mbarrier");
-  // A loop where a register loaded from global memory is stored to shared.
+  if (!copies.empty() && tma) {
+    auto [loop, inLoop] = loopWithout(scope, copies, isTmaOrBulk);
+    if (loop) {
+      Fallback &found = scope.report(
+          FallbackKind::CpAsyncInsteadOfTma, inLoop,
+          "TMA was requested but a loop copies tiles by threads with "
+          "cp.async, beside TMA or bulk copies outside the loop",
+          "on sm_90a and later one thread issues cp.async.bulk.tensor with "
+          "a tensor map, completing on an mbarrier");
+      found.related = blockAnchor(loop->header);
+      found.relatedMessage = "the loop starts here";
+    }
+  }
+  // A loop where a register loaded from global memory is stored to shared,
+  // directly or through a few moves and conversions (bf16 -> f32, a select
+  // for the edge).
   for (const Loop &loop : scope.loops) {
+    if (tma && loopHas(scope, loop, isTmaOrBulk))
+      continue;
     for (ptx::InstructionOpInterface store : scope.opsIn(loop)) {
       if (!isStoreTo(store, ".shared"))
         continue;
       for (const RegAccess &value : regAccesses(store)) {
         if (value.operand == 0 || !value.read)
           continue;
-        for (Operation *user : value.value.getUsers()) {
-          auto load = llvm::dyn_cast<ptx::InstructionOpInterface>(user);
-          if (!load || !isLoadFrom(load, ".global") ||
-              !writes(load, value.value) || !loop.contains(load->getBlock()) ||
-              !scope.reachability.isExecutable(load))
-            continue;
-          Fallback &found = scope.report(
-              FallbackKind::LdStCopyInsteadOfTma, store,
-              "TMA was requested but a loop copies tiles through registers "
-              "(ld.global into st.shared)",
-              "on sm_90a and later one thread issues cp.async.bulk.tensor with "
-              "a "
-              "tensor map, completing on an mbarrier");
-          found.related = load;
-          found.relatedMessage = "the stored register is loaded from global "
-                                 "memory here";
-          return;
-        }
+        ptx::InstructionOpInterface load =
+            globalLoadFeeding(scope, loop, value.value, 3);
+        if (!load)
+          continue;
+        Fallback &found = scope.report(
+            FallbackKind::LdStCopyInsteadOfTma, store,
+            "TMA was requested but a loop copies tiles through registers "
+            "(ld.global into st.shared)",
+            "on sm_90a and later one thread issues cp.async.bulk.tensor with "
+            "a tensor map, completing on an mbarrier");
+        found.related = load;
+        found.relatedMessage = "the stored register is loaded from global "
+                               "memory here";
+        return;
       }
     }
   }

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Dominance.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -244,9 +245,63 @@ void checkLocalMemory(KernelScope &scope) {
   }
 }
 
+/// The accumulator types of a matrix instruction: its D type (the first
+/// type modifier after the shape) and, for mma and wmma, its C type (the
+/// last); wgmma has no separate C type. Empty for other instructions.
+SmallVector<StringRef, 2> accumulatorTypes(ptx::InstructionOpInterface op) {
+  StringRef name = mnemonic(op);
+  bool wgmma = name.starts_with("wgmma.mma_async");
+  bool warp = name == "mma" || name.starts_with("mma.") ||
+              name.starts_with("wmma.mma");
+  if (!wgmma && !warp)
+    return {};
+  static constexpr llvm::StringLiteral types[] = {
+      "f16", "bf16", "f32", "f64", "tf32", "s32", "u32", "s8", "u8",
+      "s4",  "u4",   "b1",  "e4m3", "e5m2", "e2m1", "e3m2", "e2m3"};
+  SmallVector<StringRef, 8> parts, found;
+  op.getOpcode().split(parts, '.');
+  bool afterShape = false;
+  for (StringRef part : parts) {
+    if (part.size() > 1 && part[0] == 'm' && part.contains('n') &&
+        part.contains('k') && llvm::isDigit(part[1])) {
+      afterShape = true;
+      continue;
+    }
+    if (afterShape && llvm::is_contained(types, part))
+      found.push_back(part);
+  }
+  if (found.empty())
+    return {};
+  SmallVector<StringRef, 2> result{found.front()};
+  if (warp && found.size() > 1)
+    result.push_back(found.back());
+  return result;
+}
+
+/// With fp32 accumulation required: the first mma/wmma/wgmma whose
+/// accumulator is f16 (a precision downgrade a loose tolerance may hide).
+void checkAccumulators(KernelScope &scope) {
+  if (!scope.options.f32Accumulate)
+    return;
+  auto f16 = scope.filter([](ptx::InstructionOpInterface op) {
+    return llvm::is_contained(accumulatorTypes(op), "f16");
+  });
+  if (f16.empty())
+    return;
+  scope.report(
+      FallbackKind::F16Accumulator, f16.front(),
+      llvm::formatv("the task requires fp32 accumulation but {0} "
+                    "accumulates in f16 ({1} such instruction{2})",
+                    f16.front().getOpcode(), f16.size(),
+                    f16.size() == 1 ? "" : "s"),
+      "accumulate in f32: wgmma.mma_async...f32.bf16.bf16, "
+      "mma.sync...f32.bf16.bf16.f32, wmma with a float accumulator fragment");
+}
+
 } // namespace
 
 void rules::checkMisuse(KernelScope &scope) {
+  checkAccumulators(scope);
   checkSerializedGroups(scope);
   checkUnfencedAccumulators(scope);
   checkExpectTx(scope);

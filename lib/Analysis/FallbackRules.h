@@ -22,6 +22,7 @@ struct KernelScope {
   const Reachability &reachability;
   std::optional<Target> target;
   llvm::ArrayRef<isa::Family> requested;
+  const FallbackOptions &options;
   /// The instructions that can run, in the kernel and the functions it can
   /// call, in program order.
   llvm::SmallVector<ptx::InstructionOpInterface> ops;

@@ -16,6 +16,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SHA256.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -97,6 +98,56 @@ std::map<std::string, std::string> familyVerdicts(const SampleRecord &r) {
   return verdicts;
 }
 
+/// The run-time verdict of one requested family (a requirement's
+/// alternatives: the best of them): "used", "executed", "token", "not
+/// triggered", "not in code", with the share of the work when measured.
+struct RunVerdict {
+  std::string verdict;
+  double share = -1;
+  bool credited() const { return verdict == "used" || verdict == "executed"; }
+};
+
+/// Requested family -> its run-time verdict, for the families the run
+/// measured (eval's `feature_counts`).
+std::map<std::string, RunVerdict> runVerdicts(const SampleRecord &r) {
+  std::map<std::string, RunVerdict> result;
+  if (!r.ran())
+    return result;
+  std::optional<json::Value> run = parseStoredJson(withFeatureCounts(r.runJson));
+  const json::Object *o = run ? run->getAsObject() : nullptr;
+  const json::Object *counts = o ? o->getObject("feature_counts") : nullptr;
+  if (!counts)
+    return result;
+  auto rank = [](llvm::StringRef v) {
+    return v == "used" ? 4 : v == "executed" ? 3 : v == "token" ? 2
+                         : v == "not triggered" ? 1 : 0;
+  };
+  for (auto &[family, used] : familiesUsed(r)) {
+    llvm::SmallVector<llvm::StringRef, 2> names;
+    llvm::StringRef(family).split(names, '|');
+    for (llvm::StringRef name : names) {
+      const json::Object *c = counts->getObject(name);
+      if (!c || c->getInteger("executed").value_or(-1) < 0)
+        continue;
+      RunVerdict v{c->getString("verdict").value_or("").str(),
+                   c->getNumber("share").value_or(-1)};
+      auto it = result.find(family);
+      if (it == result.end() || rank(v.verdict) > rank(it->second.verdict))
+        result[family] = v;
+    }
+  }
+  return result;
+}
+
+/// A requested family the run measured that did not do the task's share
+/// of the work (token, not triggered, not in code).
+bool runShortfall(const SampleRecord &r) {
+  for (auto &[family, v] : runVerdicts(r))
+    if (!v.credited())
+      return true;
+  return false;
+}
+
 /// The run's geometric-mean speedup over its timed workloads.
 std::optional<double> speedup(const SampleRecord &r) {
   std::optional<json::Value> run = parseStoredJson(r.runJson);
@@ -143,12 +194,12 @@ bool ptxbench::eval::isWrong(const SampleRecord &r) {
   if (!r.analyzed())
     return false;
   return verdict(r) != "used" || !fallbackKinds(r).empty() ||
-         realRunFailed(r);
+         realRunFailed(r) || runShortfall(r);
 }
 
 bool ptxbench::eval::isFixed(const SampleRecord &r) {
   return r.analyzed() && verdict(r) == "used" && fallbackKinds(r).empty() &&
-         !realRunFailed(r);
+         !realRunFailed(r) && !runShortfall(r);
 }
 
 std::string ptxbench::eval::failureKind(const SampleRecord &r) {
@@ -159,6 +210,12 @@ std::string ptxbench::eval::failureKind(const SampleRecord &r) {
   std::vector<std::string> kinds = fallbackKinds(r);
   if (!kinds.empty())
     return kinds.front();
+  for (auto &[family, v] : runVerdicts(r))
+    if (!v.credited()) {
+      std::string kind = "feature-" + v.verdict;
+      std::replace(kind.begin(), kind.end(), ' ', '-');
+      return kind;
+    }
   return "feature-" + verdict(r);
 }
 
@@ -173,9 +230,22 @@ std::string ptxbench::eval::describeProblems(const SampleRecord &r) {
             std::string(r.status == status::CompileError ? "compile"
                                                          : "import") +
             ": " + r.error + "\n";
-  for (auto &[family, v] : familyVerdicts(r))
-    if (v != "used")
+  // The run's verdict first (what executed and did the work), the static
+  // one beside it.
+  std::map<std::string, RunVerdict> run = runVerdicts(r);
+  for (auto &[family, v] : familyVerdicts(r)) {
+    auto it = run.find(family);
+    if (it != run.end() && !it->second.credited()) {
+      text += "- requested family " + family + ": " + it->second.verdict +
+              " at run time";
+      if (it->second.share >= 0)
+        text += formatv(" ({0:f2}% of the work)", it->second.share * 100)
+                    .str();
+      text += "; static verdict " + v + "\n";
+    } else if (v != "used") {
       text += "- requested family " + family + ": " + v + "\n";
+    }
+  }
   for (const LineDiagnostic &d : sampleDiagnostics(r)) {
     if (d.kind == "compiler" && d.level != "error")
       continue;
@@ -208,6 +278,13 @@ std::string ptxbench::eval::explainFix(const SampleRecord &wrong,
                       family, was, v, counts[family])
                   .str();
   }
+  std::map<std::string, RunVerdict> runBefore = runVerdicts(wrong),
+                                    runAfter = runVerdicts(fixed);
+  for (auto &[family, v] : runBefore)
+    if (!v.credited() && runAfter.count(family))
+      text += formatv("- {0} at run time: {1} -> {2}.\n", family, v.verdict,
+                      runAfter[family].verdict)
+                  .str();
   std::set<std::string> fixedKinds;
   for (const std::string &k : fallbackKinds(fixed))
     fixedKinds.insert(k);

@@ -171,15 +171,21 @@ void ptxbench::eval::printHTML(const std::vector<GroupStats> &groups,
   if (!curves.empty())
     fastPChart(os, curves);
 
-  // Feature use by context level: pooled over models and tasks.
+  // Feature use by context level: pooled over models and tasks; the run's
+  // verdict where a run measured it, else the static one.
   std::map<std::string, std::map<std::string, std::pair<unsigned, unsigned>>>
       byContext;
   std::set<std::string> families;
   for (const GroupStats &g : groups)
     for (auto &[family, used] : g.used) {
       auto &cell = byContext[g.context][family];
-      cell.first += used;
-      cell.second += g.samples;
+      if (const ExecutedStats *e = executedStats(g, family)) {
+        cell.first += e->used;
+        cell.second += e->measured;
+      } else {
+        cell.first += used;
+        cell.second += g.samples;
+      }
       families.insert(family);
     }
   if (!byContext.empty()) {

@@ -45,7 +45,9 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
   for (const char *h : {"samples", "compile", "run", "correct"})
     outcomes.header.push_back(h);
   Table features{"Requested-feature use", groupHeader, {}};
-  for (const char *h : {"family", "used (static)", "SASS", "executed"})
+  for (const char *h :
+       {"family", "used (run)", "token (run)", "executed", "used (static)",
+        "SASS"})
     features.header.push_back(h);
   Table fallbacks{"Fallback kinds (samples with at least one)", groupHeader,
                   {}};
@@ -78,19 +80,20 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
     for (auto &[family, count] : g.used) {
       row = groupCells(g);
       row.push_back(family);
+      // The headline is the run's verdict; the static one stands beside it.
+      const ExecutedStats *e = executedStats(g, family);
+      row.push_back(e ? rate(e->used, e->measured) : "-");
+      row.push_back(e ? rate(e->token, e->measured) : "-");
+      if (!e)
+        row.push_back("-");
+      else if (!e->executed && e->inCode)
+        row.push_back(llvm::formatv("not triggered (0/{0})", e->measured));
+      else
+        row.push_back(rate(e->executed, e->measured));
       row.push_back(rate(count, g.samples));
       auto sass = g.sass.find(family);
       row.push_back(rate(sass == g.sass.end() ? 0 : sass->second,
                          g.sassChecked));
-      auto executed = g.executed.find(family);
-      if (executed == g.executed.end() || !executed->second.measured)
-        row.push_back("-");
-      else if (!executed->second.executed && executed->second.inCode)
-        row.push_back(llvm::formatv("not triggered (0/{0})",
-                                    executed->second.measured));
-      else
-        row.push_back(
-            rate(executed->second.executed, executed->second.measured));
       features.rows.push_back(row);
     }
     for (auto &[kind, count] : g.fallbacks) {
@@ -196,6 +199,8 @@ Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
     t.header.push_back("used:" + f);
     t.header.push_back("sass:" + f);
     t.header.push_back("executed:" + f);
+    t.header.push_back("run_used:" + f);
+    t.header.push_back("run_token:" + f);
   }
   for (const std::string &k : kinds)
     t.header.push_back("fallback:" + k);
@@ -223,12 +228,11 @@ Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
       row.push_back(g.used.count(f) ? get(g.sass, f) : "");
       // Samples where it executed, of those measured: "2/3"; empty when
       // no run measured it.
-      auto e = g.executed.find(f);
-      row.push_back(e == g.executed.end() || !e->second.measured
-                        ? ""
-                        : llvm::formatv("{0}/{1}", e->second.executed,
-                                        e->second.measured)
-                              .str());
+      const ExecutedStats *e = executedStats(g, f);
+      for (unsigned n : {e ? e->executed : 0, e ? e->used : 0,
+                         e ? e->token : 0})
+        row.push_back(e ? llvm::formatv("{0}/{1}", n, e->measured).str()
+                        : "");
     }
     for (const std::string &k : kinds)
       row.push_back(get(g.fallbacks, k));

@@ -143,6 +143,7 @@ void StaticEvaluator::analyze(SampleRecord &record,
       analyzeOptions.requested.push_back(std::move(*requirement));
   analyzeOptions.assemble = options.assemble;
   analyzeOptions.sass = options.sass;
+  analyzeOptions.f32Accumulate = options.f32Accumulate;
   report::AnalysisReport result =
       report::buildReport(*s.module, s.ptx, s.ptxName, analyzeOptions);
   record.staticJson =

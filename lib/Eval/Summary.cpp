@@ -86,6 +86,7 @@ std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
   struct Count {
     int64_t inCode = -1, executed = -1;
     std::string verdict;
+    double share = -1;
   };
   std::map<std::string, Count> counts;
   for (const llvm::json::Value &w : *workloads)
@@ -101,19 +102,49 @@ std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
           if (executed >= 0)
             c.executed = std::max<int64_t>(c.executed, 0) + executed;
           llvm::StringRef verdict = fo->getString("verdict").value_or("");
-          // "executed" on any workload wins; else the first verdict seen.
-          if (c.verdict.empty() || verdict == "executed")
+          // A token on any workload is the sample's verdict; else used,
+          // else executed (a family without a work measure); else the first
+          // verdict seen. The share is the smallest of the workloads'.
+          auto rank = [](llvm::StringRef v) {
+            return v == "token" ? 3 : v == "used" ? 2 : v == "executed" ? 1
+                                                                        : 0;
+          };
+          if (c.verdict.empty() || rank(verdict) > rank(c.verdict))
             c.verdict = verdict.str();
+          if (std::optional<double> share = fo->getNumber("share"))
+            c.share = c.share < 0 ? *share : std::min(c.share, *share);
         }
   if (counts.empty())
     return runJson.str();
   llvm::json::Object summary;
-  for (auto &[family, c] : counts)
-    summary[family] = llvm::json::Object{{"in_code", c.inCode},
-                                         {"executed", c.executed},
-                                         {"verdict", c.verdict}};
+  for (auto &[family, c] : counts) {
+    llvm::json::Object fc{{"in_code", c.inCode},
+                          {"executed", c.executed},
+                          {"verdict", c.verdict}};
+    if (c.share >= 0)
+      fc["share"] = c.share;
+    summary[family] = std::move(fc);
+  }
   (*o)["feature_counts"] = std::move(summary);
   return llvm::formatv("{0}", *run).str();
+}
+
+const ExecutedStats *
+ptxbench::eval::executedStats(const GroupStats &g,
+                              llvm::StringRef requirement) {
+  llvm::SmallVector<llvm::StringRef, 2> names;
+  requirement.split(names, '|');
+  const ExecutedStats *best = nullptr;
+  for (llvm::StringRef name : names) {
+    auto it = g.executed.find(name.str());
+    if (it == g.executed.end() || !it->second.measured)
+      continue;
+    if (!best || it->second.used > best->used ||
+        (it->second.used == best->used &&
+         it->second.executed > best->executed))
+      best = &it->second;
+  }
+  return best;
 }
 
 /// Families with SASS instructions in some kernel.
@@ -236,6 +267,10 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records) {
                 ++e.measured;
                 e.inCode += co->getInteger("in_code").value_or(0) > 0;
                 e.executed += *co->getInteger("executed") > 0;
+                llvm::StringRef verdict =
+                    co->getString("verdict").value_or("");
+                e.used += verdict == "used" || verdict == "executed";
+                e.token += verdict == "token";
               }
         }
     }

@@ -48,6 +48,8 @@ namespace {
 struct TaskInfo {
   std::string dir;
   std::vector<std::string> requested;
+  /// The task requires fp32 accumulation.
+  bool f32Accumulate = false;
   /// The held-out workloads' names (the rest are dev).
   std::set<std::string> heldout;
   std::string error;
@@ -272,6 +274,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
         info.error = info.dir + "/task.json: unknown feature family '" + f +
                      "' for " + options.arch;
     info.requested = it->second;
+    info.f32Accumulate = task->accumulate == "f32";
     for (const runtime::Workload &w : task->heldout)
       info.heldout.insert(w.name);
   }
@@ -303,6 +306,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
     StaticOptions staticOptions;
     staticOptions.arch = options.arch;
     staticOptions.requested = task.requested;
+    staticOptions.f32Accumulate = task.f32Accumulate;
     staticOptions.assemble = options.assemble;
     staticOptions.sass = options.sass;
 

@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -194,6 +195,7 @@ struct FeedbackWriter {
   void failedRuns();
   void correctness();
   void features();
+  void runtimeFeatures();
   void ptxasWarnings();
   void speed();
   void closing();
@@ -242,7 +244,8 @@ void FeedbackWriter::planErrors() {
 }
 
 void FeedbackWriter::failedRuns() {
-  auto ws = withStatus({"LAUNCH_ERROR", "RUNTIME_ERROR", "TIMEOUT"});
+  auto ws = withStatus({"LAUNCH_ERROR", "RUNTIME_ERROR", "TIMEOUT",
+                        "SUSPICIOUS"});
   if (ws.empty())
     return;
   failed = true;
@@ -259,6 +262,10 @@ void FeedbackWriter::failedRuns() {
     else if (status == "LAUNCH_ERROR")
       os << ". The launch was refused: check the plan's block, cluster and "
             "smem against the kernel's resources";
+    else if (status == "SUSPICIOUS")
+      os << ". Every timed launch gets fresh inputs and must do the whole "
+            "task's work; a result no hardware can produce this fast counts "
+            "as a failure";
     os << ".\n";
   }
 }
@@ -359,6 +366,40 @@ void FeedbackWriter::features() {
     for (const json::Value &f : *fs)
       if (const Object *o = f.getAsObject())
         finding(*o, "");
+  runtimeFeatures();
+}
+
+void FeedbackWriter::runtimeFeatures() {
+  // The run's verdicts: what executed and how much of the work it did.
+  // The first workload with counts speaks for the run; a token or untriggered
+  // family is as missing as one not in the code.
+  for (const Object *w : workloads) {
+    const json::Array *fs = w->getArray("features");
+    if (!fs || fs->empty())
+      continue;
+    std::vector<std::string> verdicts;
+    for (const json::Value &fv : *fs) {
+      const Object *f = fv.getAsObject();
+      if (!f)
+        continue;
+      StringRef verdict = str(f, "verdict");
+      std::string text = "`" + str(f, "family").str() + "` " + verdict.str();
+      if (f->get("share"))
+        text += formatv(" ({0:f1}% of the work)", number(f, "share") * 100)
+                    .str();
+      if (verdict == "token" || verdict == "not triggered" ||
+          verdict == "not in code")
+        featuresMissing = true;
+      verdicts.push_back(text);
+    }
+    os << "- at run time (" << workloadName(*w) << "): " << join(verdicts, ", ")
+       << "\n";
+    if (const json::Array *findings = w->getArray("work_findings"))
+      for (const json::Value &fv : *findings)
+        if (const Object *f = fv.getAsObject())
+          os << "- [" << str(f, "kind") << "] " << str(f, "message") << "\n";
+    return;
+  }
 }
 
 void FeedbackWriter::ptxasWarnings() {
@@ -430,14 +471,12 @@ void FeedbackWriter::speed() {
         os << " (" << format("%.1f", 1 / speedup) << "x slower)";
       allFaster &= speedup > 1;
     }
-    if (w->get("sol_fraction")) {
-      if (w->getBoolean("sol_impossible").value_or(false))
-        os << "; faster than the speed of light, so the measurement is "
-              "implausible: every launch must do all the work";
-      else
-        os << "; " << format("%.1f", number(w, "sol_fraction") * 100)
-           << "% of the speed of light";
-    }
+    if (str(w, "status") == "SUSPICIOUS")
+      os << "; faster than the hardware's speed of light, so not credited: "
+            "every launch must do all the work";
+    else if (w->get("sol_fraction"))
+      os << "; " << format("%.1f", number(w, "sol_fraction") * 100)
+         << "% of the hardware's speed of light";
     os << "\n";
   }
   if (!anyBaseline)

@@ -190,8 +190,10 @@ AnalysisReport ptxbench::report::buildReport(ptx::ModuleOp module,
                                      violation.message, "",
                                      ptxLocation(violation.op),
                                      cudaLocation(violation.op)});
-  llvm::SmallVector<analysis::Fallback> fallbacks =
-      analysis::detectFallbacks(module, reachability, requestedFamilies);
+  analysis::FallbackOptions fallbackOptions;
+  fallbackOptions.f32Accumulate = options.f32Accumulate;
+  llvm::SmallVector<analysis::Fallback> fallbacks = analysis::detectFallbacks(
+      module, reachability, requestedFamilies, fallbackOptions);
 
   for (const analysis::FeatureAnalysis::Kernel &kernel : features.kernels()) {
     ptx::FuncOp func = kernel.kernel;

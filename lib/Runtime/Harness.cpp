@@ -9,6 +9,8 @@
 
 #include "ptxbench/Runtime/Harness.h"
 
+#include "ptxbench/Analysis/WorkCounters.h"
+
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -576,8 +578,10 @@ void WorkloadRunner::countFeatures(WorkloadResult &result,
   }
   for (unsigned k = 0; k < plan.kernels.size(); ++k)
     allowDynamicSmem(gpu, gpu.countedFunctions[k], plan.kernels[k].smem);
+  // The family counters, then the work counters (WorkCounters.h).
+  size_t numCounters = families.size() + ptxbench::analysis::numWorkCounters;
   DeviceBuffer counters;
-  MaybeFail f = gpu.alloc(counters, 8 * families.size());
+  MaybeFail f = gpu.alloc(counters, 8 * numCounters);
   if (!f)
     f = gpu.check(
         d.cuMemsetD8Async(counters.ptr, 0, counters.bytes, gpu.stream),
@@ -587,7 +591,7 @@ void WorkloadRunner::countFeatures(WorkloadResult &result,
   if (!f)
     f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
                   "running the instrumented submission");
-  std::vector<uint64_t> counts(families.size());
+  std::vector<uint64_t> counts(numCounters);
   if (!f)
     f = gpu.check(d.cuMemcpyDtoH(counts.data(), counters.ptr, counters.bytes),
                   Status::HarnessError, "reading the feature counters");
@@ -601,6 +605,20 @@ void WorkloadRunner::countFeatures(WorkloadResult &result,
   gpu.free(counters);
   for (unsigned i = 0; i < families.size(); ++i)
     result.features.push_back({families[i], -1, int64_t(counts[i])});
+  using ptxbench::analysis::WorkCounter;
+  auto work = [&](WorkCounter c) {
+    return double(counts[families.size() + unsigned(c)]);
+  };
+  WorkCounts &w = result.work;
+  w.measured = true;
+  w.wgmmaFlops = work(WorkCounter::WgmmaFlops);
+  w.mmaSyncFlops = work(WorkCounter::MmaSyncFlops);
+  w.wmmaFlops = work(WorkCounter::WmmaFlops);
+  w.tcgen05Flops = work(WorkCounter::Tcgen05Flops);
+  w.asyncBytes = std::max(0.0, work(WorkCounter::TxBytes) -
+                                   work(WorkCounter::CompleteTxBytes));
+  w.globalLoadBytes = work(WorkCounter::GlobalLoadBytes);
+  w.cpAsyncBytes = work(WorkCounter::CpAsyncBytes);
 }
 
 void emit(int fd, json::Value v) {
@@ -659,16 +677,27 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     return 0;
   }
   Peaks peaks = measurePeaks(gpu, options.remeasurePeaks);
-  // The matrix rate of the task's input type is its speed of light.
+  HardwarePeaks hw = hardwarePeaks(gpu);
+  // The tensor-core rate of the task's input type is its speed of light:
+  // fp8 inputs run at the fp8 rate, f32-only inputs at most at tf32's.
   bool fp8 = llvm::any_of(task.tensors, [](const TensorSpec &t) {
     return t.role == Role::Input && t.dtype == DType::E4M3;
   });
+  bool f32 = llvm::all_of(task.tensors, [](const TensorSpec &t) {
+    return t.role != Role::Input || t.dtype == DType::F32;
+  });
+  double matrix = fp8 ? hw.fp8Tflops : f32 ? hw.tf32Tflops : hw.bf16Tflops;
   emit(fd, json::Object{{"event", "device"},
                         {"device", gpu.name + " (" + gpu.arch() + ")"},
                         {"arch", gpu.arch()},
-                        {"peak_tflops", fp8 ? peaks.fp8Tflops : peaks.tflops},
-                        {"peak_matrix_type", fp8 ? "fp8 e4m3" : "bf16"},
-                        {"peak_gbps", peaks.gbps},
+                        {"peak_tflops", matrix},
+                        {"peak_matrix_type",
+                         fp8 ? "fp8 e4m3" : f32 ? "tf32" : "bf16"},
+                        {"peak_gbps", hw.dramGBps},
+                        {"peak_fp32_tflops", hw.fp32Tflops},
+                        {"peak_how", hw.how},
+                        {"library_tflops", fp8 ? peaks.fp8Tflops : peaks.tflops},
+                        {"copy_gbps", peaks.gbps},
                         {"peak_source", peaks.source},
                         {"driver", gpu.driverVersion},
                         {"cuda_driver_version", int64_t(gpu.cudaVersion)},

@@ -1,8 +1,12 @@
 //===- Peaks.cpp - The card's speed of light ------------------------------===//
 //
-// Measured, not taken from a datasheet: the best of several large cuBLASLt
-// bf16 GEMMs on random data and of 1 GiB device-to-device copies, cached
-// per card and driver under $XDG_CACHE_HOME/ptxbench (or ~/.cache).
+// Two sets of figures. The hardware's, which is the speed of light: the
+// SM count times the architecture's per-SM per-clock rate of each
+// instruction class times the maximum SM clock, and the DRAM bandwidth
+// from the memory clock and bus width; no kernel can beat them. The best
+// library's, measured: the best of several large cuBLASLt GEMMs on random
+// data and of 1 GiB device-to-device copies, cached per card and driver
+// under $XDG_CACHE_HOME/ptxbench (or ~/.cache); a kernel can beat those.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +14,7 @@
 
 #include "CublasLtGemm.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -172,4 +177,74 @@ Peaks ptxbench::runtime::measurePeaks(Gpu &gpu, bool remeasure) {
      << "\n";
   peaks.source += ", cached in " + path;
   return peaks;
+}
+
+namespace {
+
+/// Dense per-SM per-clock FLOP rates of one architecture (an FMA is 2
+/// FLOPs), from the vendor's published whole-chip figures divided by SMs
+/// and boost clock: Hopper (H100/H200 SXM: 989 TFLOP/s bf16 dense at
+/// 132 SMs x 1830 MHz = 4096 per SM per clock; fp8 twice that, tf32 half;
+/// 128 FP32 lanes per SM = 256), Blackwell (B200: twice Hopper's tensor
+/// rates per SM, the same FP32 lanes), Ampere (A100: 312 TFLOP/s bf16 at
+/// 108 SMs x 1410 MHz = 2048; 64 FP32 lanes = 128).
+struct SmRates {
+  unsigned cc; // major*10+minor
+  double bf16, fp8, tf32, fp32;
+};
+constexpr SmRates smRates[] = {
+    {80, 2048, 0, 1024, 128},
+    {90, 4096, 8192, 2048, 256},
+    {100, 8192, 16384, 4096, 256},
+};
+
+} // namespace
+
+HardwarePeaks ptxbench::runtime::hardwarePeaks(Gpu &gpu) {
+  HardwarePeaks hw;
+  unsigned cc = unsigned(gpu.ccMajor * 10 + gpu.ccMinor);
+  const SmRates *rates = nullptr;
+  for (const SmRates &r : smRates)
+    if (r.cc == cc)
+      rates = &r;
+  int clockKHz = 0, memKHz = 0, busBits = 0;
+  gpu.d.cuDeviceGetAttribute(&clockKHz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, gpu.dev);
+  gpu.d.cuDeviceGetAttribute(&memKHz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
+                             gpu.dev);
+  gpu.d.cuDeviceGetAttribute(&busBits,
+                             CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+                             gpu.dev);
+  // The highest clock the SMs can run at: NVML's maximum, else the
+  // driver's clock attribute (the maximum boost clock on data-centre parts).
+  double mhz = std::max<double>(gpu.maxSmMHz, clockKHz / 1000.0);
+  std::vector<std::string> how;
+  if (!rates) {
+    how.push_back(formatv("no per-SM rates for compute capability {0}.{1}",
+                          gpu.ccMajor, gpu.ccMinor));
+  } else if (mhz <= 0 || gpu.smCount <= 0) {
+    how.push_back("the SM count or clock is unknown");
+  } else {
+    double perClock = gpu.smCount * mhz * 1e6 * 1e-12;
+    hw.bf16Tflops = rates->bf16 * perClock;
+    hw.fp8Tflops = rates->fp8 * perClock;
+    hw.tf32Tflops = rates->tf32 * perClock;
+    hw.fp32Tflops = rates->fp32 * perClock;
+    how.push_back(formatv("{0} SMs x {1:f0} MHz x {2:f0} bf16 / {3:f0} fp8 / "
+                          "{4:f0} tf32 tensor-core and {5:f0} FP32 FLOP per "
+                          "SM per clock",
+                          gpu.smCount, mhz, rates->bf16, rates->fp8,
+                          rates->tf32, rates->fp32)
+                      .str());
+  }
+  if (memKHz > 0 && busBits > 0) {
+    // Double data rate: two transfers per memory clock.
+    hw.dramGBps = 2.0 * memKHz * 1e3 * (busBits / 8.0) * 1e-9;
+    how.push_back(formatv("DRAM 2 x {0:f0} MHz x {1} bits", memKHz / 1000.0,
+                          busBits)
+                      .str());
+  } else {
+    how.push_back("the memory clock or bus width is unknown");
+  }
+  hw.how = join(how, "; ");
+  return hw;
 }

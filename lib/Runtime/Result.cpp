@@ -15,6 +15,7 @@ using namespace ptxbench::runtime;
 static constexpr std::pair<Status, StringLiteral> statusNames[] = {
     {Status::Passed, "PASSED"},
     {Status::Incorrect, "INCORRECT"},
+    {Status::Suspicious, "SUSPICIOUS"},
     {Status::CompileError, "COMPILE_ERROR"},
     {Status::PlanError, "PLAN_ERROR"},
     {Status::LaunchError, "LAUNCH_ERROR"},
@@ -194,8 +195,11 @@ std::vector<double> ptxbench::runtime::keptSamples(ArrayRef<double> samplesMs,
 StringRef ptxbench::runtime::featureVerdict(const FeatureCount &c) {
   if (c.executed < 0)
     return "not measured";
-  if (c.executed > 0)
-    return "executed";
+  if (c.executed > 0) {
+    if (c.share < 0 || c.threshold < 0)
+      return "executed";
+    return c.share >= c.threshold ? "used" : "token";
+  }
   if (c.inCode > 0)
     return "not triggered";
   if (c.inCode == 0)
@@ -291,12 +295,35 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
   }
   if (!r.features.empty()) {
     json::Array features;
-    for (const FeatureCount &f : r.features)
-      features.push_back(json::Object{{"family", f.family},
-                                      {"in_code", f.inCode},
-                                      {"executed", f.executed},
-                                      {"verdict", featureVerdict(f)}});
+    for (const FeatureCount &f : r.features) {
+      json::Object fo{{"family", f.family},
+                      {"in_code", f.inCode},
+                      {"executed", f.executed},
+                      {"verdict", featureVerdict(f)}};
+      if (f.share >= 0) {
+        fo["share"] = f.share;
+        fo["threshold"] = f.threshold;
+      }
+      features.push_back(std::move(fo));
+    }
     o["features"] = std::move(features);
+  }
+  if (r.work.measured) {
+    const WorkCounts &w = r.work;
+    o["work"] = json::Object{{"wgmma_flops", w.wgmmaFlops},
+                             {"mma_sync_flops", w.mmaSyncFlops},
+                             {"wmma_flops", w.wmmaFlops},
+                             {"tcgen05_flops", w.tcgen05Flops},
+                             {"async_copy_bytes", w.asyncBytes},
+                             {"global_load_bytes", w.globalLoadBytes},
+                             {"cp_async_bytes", w.cpAsyncBytes}};
+  }
+  if (!r.workFindings.empty()) {
+    json::Array findings;
+    for (const WorkloadResult::WorkFinding &f : r.workFindings)
+      findings.push_back(
+          json::Object{{"kind", f.kind}, {"message", f.message}});
+    o["work_findings"] = std::move(findings);
   }
   if (!r.featureNote.empty())
     o["feature_note"] = r.featureNote;
@@ -307,26 +334,36 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
   return o;
 }
 
-static double solFraction(const RunResult &run, const WorkloadResult &r) {
-  if (!r.time || r.time->medianMs <= 0 || (!run.peakTflops && !run.peakGBps))
+/// max(flops / rate, bytes / bandwidth) / median time.
+static double fractionOf(const WorkloadResult &r, double tflops, double gbps) {
+  if (!r.time || r.time->medianMs <= 0 || (tflops <= 0 && gbps <= 0))
     return 0;
   double floor = 0;
-  if (run.peakTflops > 0)
-    floor = std::max(floor, r.flops / (run.peakTflops * 1e12));
-  if (run.peakGBps > 0)
-    floor = std::max(floor, r.bytes / (run.peakGBps * 1e9));
+  if (tflops > 0)
+    floor = std::max(floor, r.flops / (tflops * 1e12));
+  if (gbps > 0)
+    floor = std::max(floor, r.bytes / (gbps * 1e9));
   return floor / (r.time->medianMs * 1e-3);
+}
+
+double ptxbench::runtime::solFraction(const RunResult &run,
+                                      const WorkloadResult &r) {
+  return fractionOf(r, run.peakTflops, run.peakGBps);
+}
+
+double ptxbench::runtime::libraryFraction(const RunResult &run,
+                                          const WorkloadResult &r) {
+  return fractionOf(r, run.libraryTflops, run.copyGBps);
 }
 
 json::Value ptxbench::runtime::toJSON(const RunResult &run) {
   json::Array workloads;
   for (const WorkloadResult &r : run.workloads) {
     json::Value v = toJSON(r);
-    if (double f = solFraction(run, r)) {
+    if (double f = solFraction(run, r))
       v.getAsObject()->insert({"sol_fraction", f});
-      if (f > 1)
-        v.getAsObject()->insert({"sol_impossible", true});
-    }
+    if (double f = libraryFraction(run, r))
+      v.getAsObject()->insert({"library_fraction", f});
     workloads.push_back(std::move(v));
   }
   json::Object o{{"task", run.task},
@@ -334,6 +371,10 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
                  {"device", run.device},
                  {"peak_tflops", run.peakTflops},
                  {"peak_gbps", run.peakGBps},
+                 {"peak_fp32_tflops", run.peakFp32Tflops},
+                 {"peak_how", run.peakHow},
+                 {"library_tflops", run.libraryTflops},
+                 {"copy_gbps", run.copyGBps},
                  {"peak_source", run.peakSource},
                  {"peak_matrix_type", run.peakMatrixType},
                  {"arch", run.arch},
@@ -428,10 +469,27 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
   if (const json::Array *fs = o->getArray("features"))
     for (const json::Value &fv : *fs)
       if (const json::Object *f = fv.getAsObject())
-        r.features.push_back(
-            {f->getString("family").value_or("").str(),
-             f->getInteger("in_code").value_or(-1),
-             f->getInteger("executed").value_or(-1)});
+        r.features.push_back({f->getString("family").value_or("").str(),
+                              f->getInteger("in_code").value_or(-1),
+                              f->getInteger("executed").value_or(-1),
+                              f->getNumber("share").value_or(-1),
+                              f->getNumber("threshold").value_or(-1)});
+  if (const json::Object *w = o->getObject("work")) {
+    WorkCounts &c = r.work;
+    c.measured = true;
+    c.wgmmaFlops = w->getNumber("wgmma_flops").value_or(0);
+    c.mmaSyncFlops = w->getNumber("mma_sync_flops").value_or(0);
+    c.wmmaFlops = w->getNumber("wmma_flops").value_or(0);
+    c.tcgen05Flops = w->getNumber("tcgen05_flops").value_or(0);
+    c.asyncBytes = w->getNumber("async_copy_bytes").value_or(0);
+    c.globalLoadBytes = w->getNumber("global_load_bytes").value_or(0);
+    c.cpAsyncBytes = w->getNumber("cp_async_bytes").value_or(0);
+  }
+  if (const json::Array *fs = o->getArray("work_findings"))
+    for (const json::Value &fv : *fs)
+      if (const json::Object *f = fv.getAsObject())
+        r.workFindings.push_back({f->getString("kind").value_or("").str(),
+                                  f->getString("message").value_or("").str()});
   r.featureNote = o->getString("feature_note").value_or("").str();
   TimingStats t;
   if (readTiming(o->getObject("time"), t))
@@ -490,11 +548,20 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
     os << ", device " << run.device;
   os << "\n";
   if (run.peakTflops > 0 || run.peakGBps > 0)
-    os << "speed of light: " << formatv("{0:f0}", run.peakTflops) << " TFLOP/s "
-       << run.peakMatrixType << " matrix, " << formatv("{0:f0}", run.peakGBps)
-       << " GB/s copy (" << run.peakSource << ")\n";
+    os << "speed of light (hardware): " << formatv("{0:f0}", run.peakTflops)
+       << " TFLOP/s " << run.peakMatrixType << " tensor cores, "
+       << formatv("{0:f1}", run.peakFp32Tflops) << " TFLOP/s FP32 CUDA cores, "
+       << formatv("{0:f0}", run.peakGBps) << " GB/s DRAM (" << run.peakHow
+       << ")\n";
+  else if (!run.peakHow.empty())
+    os << "speed of light (hardware): unknown (" << run.peakHow << ")\n";
+  if (run.libraryTflops > 0 || run.copyGBps > 0)
+    os << "best library: " << formatv("{0:f0}", run.libraryTflops)
+       << " TFLOP/s cuBLASLt " << run.peakMatrixType << " 8192^3, "
+       << formatv("{0:f0}", run.copyGBps) << " GB/s device copy ("
+       << run.peakSource << ")\n";
   else if (!run.peakSource.empty())
-    os << "speed of light: unknown (" << run.peakSource << ")\n";
+    os << "best library: unknown (" << run.peakSource << ")\n";
   os << format("%-28s %-13s %10s %10s %10s %9s %10s %8s %6s\n", "workload",
                "status", "rel_l2", "max_abs", "time_ms", "TFLOP/s", "base_ms",
                "speedup", "SOL");
@@ -506,7 +573,7 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
       time = fmtValue(r.time->medianMs);
       tflops = formatv("{0:f1}", r.flops / (r.time->medianMs * 1e-3) * 1e-12);
       if (double f = solFraction(run, r))
-        sol = f > 1 ? "IMPOSSIBLE" : formatv("{0:f0}%", f * 100).str();
+        sol = formatv("{0:f0}%", f * 100).str();
     }
     if (r.baselineTime) {
       base = fmtValue(r.baselineTime->medianMs);
@@ -525,11 +592,9 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
          << formatv("{0:f2}%", r.time->rse * 100) << clockText(*r.time)
          << "\n";
     if (r.time) {
-      double f = solFraction(run, r);
-      if (f > 1)
-        os << "    IMPOSSIBLE: " << formatv("{0:f0}%", f * 100)
-           << " of the card's speed of light; the timing or the FLOP/byte "
-              "count is wrong, this is not a speedup\n";
+      if (double f = libraryFraction(run, r))
+        os << "    " << formatv("{0:f0}%", f * 100)
+           << " of the best library's figures\n";
     }
     if (r.baselineTime) {
       // Which library ran, and whether its own outputs agree with the
@@ -557,10 +622,14 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
          << ", thread-instructions executed):";
       for (const FeatureCount &f : r.features) {
         os << " " << f.family << " ";
-        if (f.executed > 0)
+        if (f.executed > 0) {
           os << f.executed;
-        else
+          if (f.share >= 0)
+            os << " " << featureVerdict(f) << " ("
+               << formatv("{0:f1}%", f.share * 100) << " of the work)";
+        } else {
           os << featureVerdict(f);
+        }
         if (f.inCode >= 0 && f.executed <= 0 && f.inCode > 0)
           os << " (" << f.inCode << " in code)";
         if (&f != &r.features.back())
@@ -570,6 +639,8 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
     }
     if (!r.featureNote.empty())
       os << "    feature counts: " << r.featureNote << "\n";
+    for (const WorkloadResult::WorkFinding &f : r.workFindings)
+      os << "    [" << f.kind << "] " << f.message << "\n";
     if (r.check && !r.check->passed)
       os << "    check '" << r.check->failedCheck << "' failed on "
          << r.checkedTensor << ": worst element [" << r.check->worstIndex

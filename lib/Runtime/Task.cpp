@@ -241,7 +241,8 @@ Expected<Task> TaskReader::read(const json::Value &root) {
           unknownKeys(o, "(top)",
                       {"name", "description", "params", "tensors", "workloads",
                        "check", "flops", "bytes", "reference", "baseline",
-                       "operands", "features", "encouraged", "timing"}))
+                       "operands", "features", "encouraged", "timing",
+                       "credit", "accumulate"}))
     return std::move(err);
   auto name = string(o, "name", "(top)");
   if (!name)
@@ -565,6 +566,29 @@ Expected<Task> TaskReader::read(const json::Value &root) {
     t.warmup = unsigned(warmup);
     t.minSamples = unsigned(minS);
     t.maxSamples = unsigned(maxS);
+  }
+  if (const json::Value *cv = o.get("credit")) {
+    auto co = object(*cv, "credit");
+    if (!co)
+      return co.takeError();
+    if (Error err = unknownKeys(**co, "credit", {"flops", "bytes"}))
+      return std::move(err);
+    for (auto [key, field] :
+         {std::pair<StringRef, double *>{"flops", &task.creditFlops},
+          {"bytes", &task.creditBytes}}) {
+      auto v = number(**co, key, "credit", *field);
+      if (!v)
+        return v.takeError();
+      if (*v < 0 || *v > 1)
+        return fail("credit." + key, "a share between 0 and 1");
+      *field = *v;
+    }
+  }
+  if (const json::Value *av = o.get("accumulate")) {
+    std::optional<StringRef> acc = av->getAsString();
+    if (!acc || (*acc != "f32" && *acc != "any"))
+      return fail("accumulate", "expected \"f32\" or \"any\"");
+    task.accumulate = acc->str();
   }
   return task;
 }

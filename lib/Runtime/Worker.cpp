@@ -116,6 +116,7 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
         run.peakSource = o->getString("peak_source").value_or("").str();
         run.peakMatrixType =
             o->getString("peak_matrix_type").value_or("bf16").str();
+        readPeaks(*o, run);
         run.arch = o->getString("arch").value_or("").str();
         run.driver = o->getString("driver").value_or("").str();
         run.cudaDriverVersion = o->getInteger("cuda_driver_version").value_or(0);

@@ -59,6 +59,12 @@ cl::opt<bool> noAssemble("no-assemble",
                          cl::desc("Skip nvJitLink (no resources or ptxas "
                                   "warnings)"),
                          cl::sub(analyzeCmd));
+cl::opt<std::string>
+    accumulate("accumulate",
+               cl::desc("Accumulator precision the task requires: f32 flags "
+                        "f16 accumulators of mma/wmma/wgmma (default: any)"),
+               cl::init("any"), cl::value_desc("any|f32"),
+               cl::sub(analyzeCmd));
 cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),
                             cl::value_desc("file"), cl::sub(analyzeCmd));
 
@@ -136,6 +142,10 @@ int runAnalyze() {
           : std::string(arch);
   options.assemble = !noAssemble;
   options.sass = sass;
+  if (accumulate != "any" && accumulate != "f32")
+    return fail("--accumulate must be 'any' or 'f32', not '" + accumulate +
+                "'");
+  options.f32Accumulate = accumulate == "f32";
   report::AnalysisReport result =
       report::buildReport(*module, ptx, ptxName, options);
 

@@ -182,6 +182,7 @@ Instrumented instrumentSubmission(const Task &task, StringRef source,
   mlir::PassManager pm(&context, ptx::ModuleOp::getOperationName());
   ptx::InstrumentFeaturesPassOptions passOptions;
   passOptions.families.assign(result.families.begin(), result.families.end());
+  passOptions.work = true;
   pm.addPass(ptx::createInstrumentFeaturesPass(passOptions));
   if (mlir::failed(pm.run(*module))) {
     result.note += "instrumentation failed: " + diagnostics;
@@ -331,6 +332,9 @@ int runRun() {
         r.featureNote = "not counted (the submission did not run cleanly)";
     }
   }
+  // Credit follows the work; a result faster than the card is suspicious.
+  creditWork(run, *task);
+  judgeSpeedOfLight(run);
   printSummary(run, outs());
   if (int rc = writeJson(run))
     return rc;

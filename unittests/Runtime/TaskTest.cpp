@@ -88,6 +88,11 @@ TEST(TaskTest, LoadsEverything) {
             (std::vector<std::string>{"setmaxnreg"}));
   EXPECT_FALSE(t->bTransposed);
   EXPECT_EQ(t->timing.minSamples, 5u);
+  // Defaults: 90% of the FLOPs, half the loaded bytes; no accumulator
+  // requirement.
+  EXPECT_EQ(t->creditFlops, 0.9);
+  EXPECT_EQ(t->creditBytes, 0.5);
+  EXPECT_EQ(t->accumulate, "");
   auto shape = t->shapeOf(1, t->dev[0].params);
   ASSERT_TRUE(!!shape);
   EXPECT_EQ(*shape, (std::vector<int64_t>{128, 512}));
@@ -119,7 +124,19 @@ TEST(TaskTest, Errors) {
   EXPECT_EQ(errorWith({"extra"}, 1),
             "task.json: (top): unknown key \"extra\" (known: name, "
             "description, params, tensors, workloads, check, flops, bytes, "
-            "reference, baseline, operands, features, encouraged, timing)");
+            "reference, baseline, operands, features, encouraged, timing, "
+            "credit, accumulate)");
+  // The work-credit thresholds and the accumulator requirement.
+  EXPECT_EQ(errorWith({"credit"},
+                      llvm::json::Object{{"flops", 0.95}, {"bytes", 0.25}}),
+            "loaded");
+  EXPECT_EQ(errorWith({"credit"}, llvm::json::Object{{"flops", 1.5}}),
+            "task.json: credit.flops: a share between 0 and 1");
+  EXPECT_EQ(errorWith({"credit"}, llvm::json::Object{{"ops", 0.5}}),
+            "task.json: credit: unknown key \"ops\" (known: flops, bytes)");
+  EXPECT_EQ(errorWith({"accumulate"}, "f32"), "loaded");
+  EXPECT_EQ(errorWith({"accumulate"}, "f16"),
+            "task.json: accumulate: expected \"f32\" or \"any\"");
   EXPECT_EQ(errorWith({"features", "sm_90a"},
                       llvm::json::Array{"wgmma", "mbarrier-tx"}),
             "task.json: features.sm_90a: unknown feature family "

@@ -35,6 +35,7 @@ enum class FallbackKind {
   SetmaxnregOutsideRoleBranch,
   LocalMemoryInLoop,
   WgmmaInsteadOfTcgen05,
+  F16Accumulator,
 };
 
 /// The kind's name as printed, e.g. "cp-async-instead-of-tma".
@@ -62,12 +63,20 @@ struct Fallback {
   std::string format() const;
 };
 
+/// What the task asks beyond the requested families.
+struct FallbackOptions {
+  /// The task requires fp32 accumulation: f16 accumulators of mma, wmma
+  /// and wgmma are findings (`f16-accumulator`).
+  bool f32Accumulate = false;
+};
+
 /// The fallbacks of every kernel in `module`, kernel by kernel. The
 /// "instead-of" kinds need their family in `requested`; the others fire
 /// whenever their pattern is present. Only code that can run counts.
 llvm::SmallVector<Fallback>
 detectFallbacks(ptx::ModuleOp module, const Reachability &reachability,
-                llvm::ArrayRef<isa::Family> requested);
+                llvm::ArrayRef<isa::Family> requested,
+                const FallbackOptions &options = {});
 
 } // namespace ptxbench::analysis
 

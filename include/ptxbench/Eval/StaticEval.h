@@ -27,6 +27,8 @@ struct StaticOptions {
   /// Assemble with ptxas (resources, ptxas warnings, serialized wgmma).
   bool assemble = true;
   bool sass = false;
+  /// The task requires fp32 accumulation (f16-accumulator findings).
+  bool f32Accumulate = false;
 };
 
 /// Fills `record`'s code, language and solution path from `input`'s files.

@@ -55,6 +55,10 @@ struct ExecutedStats {
   /// Samples whose instrumented run measured the family, those with its
   /// instructions in the code, and those where it executed at least once.
   unsigned measured = 0, inCode = 0, executed = 0;
+  /// Samples whose run-time verdict is `used` (it did the task's share of
+  /// the work on every workload; a family without a work measure: it
+  /// executed) and `token` (it executed but did less on some workload).
+  unsigned used = 0, token = 0;
 };
 
 struct GroupStats {
@@ -88,6 +92,12 @@ struct GroupStats {
 /// summed over the measured workloads (-1 when none was measured) and
 /// `ptxbench run`'s verdict (executed, not triggered, ...).
 std::string withFeatureCounts(llvm::StringRef runJson);
+
+/// The run-time counts of a requirement: its family's, or for alternatives
+/// ("bulk_copy|tma") the one used by the most samples. Null when no run
+/// measured it.
+const ExecutedStats *executedStats(const GroupStats &g,
+                                   llvm::StringRef requirement);
 
 /// Groups `records` by (model, context, task, arch), in that order.
 std::vector<GroupStats> summarize(const std::vector<SampleRecord> &records);

@@ -34,6 +34,8 @@ struct AnalyzeOptions {
   bool assemble = true;
   /// Disassemble and confirm families in SASS.
   bool sass = false;
+  /// The task requires fp32 accumulation (`f16-accumulator` findings).
+  bool f32Accumulate = false;
 };
 
 /// Analyzes `module` (imported from `ptx`, its text) into a report.

@@ -24,6 +24,7 @@ namespace ptxbench::runtime {
 enum class Status {
   Passed,       // ran, correct
   Incorrect,    // ran, an output check failed
+  Suspicious,   // ran, correct, but faster than the hardware allows
   CompileError, // NVRTC or the driver's PTX JIT rejected the submission
   PlanError,    // the launch plan is malformed or does not fit the task
   LaunchError,  // the driver refused a launch (resources, bad config, symbol)
@@ -121,10 +122,36 @@ struct FeatureCount {
   /// Thread-instructions of the family executed in the instrumented run;
   /// -1 when not measured.
   int64_t executed = -1;
+  /// The share of the task's work the family did (matrix families: of the
+  /// task's FLOPs; TMA, bulk copies and transaction mbarriers: of the bytes
+  /// loaded from global memory), and the share the task asks for before it
+  /// counts as used; -1 when the family has no work measure or the work
+  /// was not measured.
+  double share = -1, threshold = -1;
 };
-/// "executed", "not triggered" (in the code, executed zero times),
+/// "used" (executed and did at least the task's share of the work),
+/// "token" (executed but did less), "executed" (executed; a family without
+/// a work measure), "not triggered" (in the code, executed zero times),
 /// "not in code", or "not measured".
 llvm::StringRef featureVerdict(const FeatureCount &count);
+
+/// What the instrumented run measured of the work (`ptxbench run`'s work
+/// counters, include/ptxbench/Analysis/WorkCounters.h): FLOPs per matrix
+/// instruction kind and bytes per kind of global-memory load.
+struct WorkCounts {
+  bool measured = false;
+  double wgmmaFlops = 0, mmaSyncFlops = 0, wmmaFlops = 0, tcgen05Flops = 0;
+  /// Transaction bytes announced to mbarriers less those completed by hand:
+  /// the bytes TMA and bulk copies delivered.
+  double asyncBytes = 0;
+  double globalLoadBytes = 0, cpAsyncBytes = 0;
+  double tensorFlops() const {
+    return wgmmaFlops + mmaSyncFlops + wmmaFlops + tcgen05Flops;
+  }
+  double loadedBytes() const {
+    return asyncBytes + globalLoadBytes + cpAsyncBytes;
+  }
+};
 TimingStats summarizeTimes(llvm::ArrayRef<double> samplesMs);
 /// The stopping rule: at least minSamples, then stop once the relative
 /// standard error is under targetRse, or at maxSamples or maxSeconds.
@@ -151,6 +178,14 @@ struct WorkloadResult {
   /// why they are missing when the instrumented run did not happen.
   std::vector<FeatureCount> features;
   std::string featureNote;
+  WorkCounts work;
+  /// Run-time findings on the work: a requested family that executed but
+  /// did less than the task's share (`token-<family>`), naming what did the
+  /// rest.
+  struct WorkFinding {
+    std::string kind, message;
+  };
+  std::vector<WorkFinding> workFindings;
 };
 
 /// The result of one submission over its workloads.
@@ -160,14 +195,20 @@ struct RunResult {
   /// the JSON such as `ptxbench feedback`.
   std::string baseline;
   std::vector<WorkloadResult> workloads;
-  /// The card's measured bf16 matrix rate (TFLOP/s) and copy bandwidth
-  /// (GB/s) for the speed-of-light fraction, when known.
-  double peakTflops = 0, peakGBps = 0;
-  /// The input type of that matrix rate: "bf16", or "fp8 e4m3" for tasks
-  /// with fp8 inputs.
+  /// The hardware's speed of light (docs/harness.md): the tensor-core rate
+  /// of the task's input type (TFLOP/s) and the DRAM bandwidth (GB/s) the
+  /// speed-of-light fraction is against, and the FP32 CUDA-core rate; 0 when
+  /// unknown. `peakHow` says how they were computed (SMs, per-SM rates,
+  /// clock, memory clock and bus width).
+  double peakTflops = 0, peakGBps = 0, peakFp32Tflops = 0;
+  /// The input type of that matrix rate: "bf16", "fp8 e4m3" or "tf32".
   std::string peakMatrixType = "bf16";
-  /// Where the figures come from: "measured", "cached (FILE)", or why
-  /// they are unknown.
+  std::string peakHow;
+  /// The best library's figures beside it: cuBLASLt's best 8192^3 GEMM of
+  /// that type and the best device-to-device copy, measured; 0 when
+  /// unknown. `peakSource` says where they come from ("measured", "cached
+  /// in FILE", or why they are unknown).
+  double libraryTflops = 0, copyGBps = 0;
   std::string peakSource;
   /// The architecture the submission ran for (sm_90a) and the families
   /// requested for it.
@@ -187,6 +228,29 @@ bool fromJSON(const llvm::json::Value &value, WorkloadResult &result);
 
 /// Exit status of `ptxbench run`: 0 all passed, 1 some workload failed.
 Status worstStatus(const RunResult &result);
+
+/// The fraction of the hardware's speed of light a workload ran at:
+/// max(flops / matrix rate, bytes / DRAM bandwidth) / median time; 0 when
+/// untimed or the figures are unknown.
+double solFraction(const RunResult &run, const WorkloadResult &result);
+/// The same against the best library's figures.
+double libraryFraction(const RunResult &run, const WorkloadResult &result);
+
+/// Reads the speed-of-light figures of the worker's "device" event that
+/// are not in RunResult's first fields (FP32 rate, how, library figures).
+void readPeaks(const llvm::json::Object &event, RunResult &run);
+
+/// Turns the run's work counters into shares and verdicts: each requested
+/// family's share of the task's FLOPs or loaded bytes against the task's
+/// thresholds (`credit` in task.json), and a `token-<family>` finding
+/// naming what did the rest when a family executed below its threshold.
+void creditWork(RunResult &run, const Task &task);
+
+/// Marks PASSED workloads SUSPICIOUS when they ran faster than the card
+/// allows: above the hardware's speed of light, or above the FP32
+/// CUDA-core rate while executing no tensor-core instruction (from the work
+/// counters). The message says which limit and by how much.
+void judgeSpeedOfLight(RunResult &run);
 void printSummary(const RunResult &result, llvm::raw_ostream &os);
 
 } // namespace ptxbench::runtime

@@ -93,6 +93,14 @@ struct Task {
   /// Families a good solution may also use (e.g. setmaxnreg), per
   /// architecture: shown to models, not required ("encouraged" in JSON).
   std::map<std::string, std::vector<std::string>> encouraged;
+  /// The share of the task's work a requested family must do to count as
+  /// used at run time ("credit" in task.json): of the FLOPs for matrix
+  /// families (wgmma, mma_sync, wmma, tcgen05, tmem), of the bytes loaded
+  /// from global memory for tma, bulk_copy and mbarrier_tx.
+  double creditFlops = 0.9, creditBytes = 0.5;
+  /// The accumulator precision the task requires ("accumulate": "f32"
+  /// flags f16 accumulators of mma/wmma/wgmma); "any" or empty: none.
+  std::string accumulate;
   struct Timing {
     unsigned warmup = 3, minSamples = 10, maxSamples = 100;
     double maxSeconds = 2.0, targetRse = 0.005;

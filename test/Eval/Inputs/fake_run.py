@@ -7,7 +7,8 @@ checked without a GPU.
 
 model-a/full/gemm_bf16/s0@0 (the expert kernel) PASSED on two workloads with
 speedups 1.25 and 0.8, speed-of-light fractions 0.6 and 0.4, wgmma executed
-and tma in the code but not triggered; its run JSON carries the
+but only a token share of the FLOPs on one workload (its run-time verdict
+`token`) and tma in the code but not triggered; its run JSON carries the
 `feature_counts` summary eval writes. model-a/none/gemm_bf16/s0@0 ran
 INCORRECT on the dev workload with wgmma not in its code and no
 feature_counts (an older row: the report derives them from the workloads).
@@ -44,10 +45,11 @@ passed = {
          "features": features((8, 4096, "executed"), (2, 0, "not triggered"))},
         {"workload": "m8192", "split": "heldout", "status": "PASSED",
          "speedup": 0.8, "sol_fraction": 0.4,
-         "features": features((8, 8192, "executed"), (2, 0, "not triggered"))},
+         "features": features((8, 8192, "token"), (2, 0, "not triggered"))},
     ],
     "feature_counts": {
-        "wgmma": {"in_code": 8, "executed": 12288, "verdict": "executed"},
+        "wgmma": {"in_code": 8, "executed": 12288, "verdict": "token",
+                  "share": 0.05},
         "tma": {"in_code": 2, "executed": 0, "verdict": "not triggered"}},
 }
 incorrect = {

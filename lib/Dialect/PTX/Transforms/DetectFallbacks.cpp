@@ -36,9 +36,16 @@ void DetectFallbacksPass::runOnOperation() {
     emitError(module.getLoc(), "unknown feature family '") << unknown << "'";
     return signalPassFailure();
   }
+  if (accumulate != "any" && accumulate != "f32") {
+    emitError(module.getLoc(), "accumulate must be 'any' or 'f32', not '")
+        << accumulate << "'";
+    return signalPassFailure();
+  }
+  FallbackOptions options;
+  options.f32Accumulate = accumulate == "f32";
   Reachability reachability(module);
   for (const Fallback &fallback :
-       detectFallbacks(module, reachability, *families)) {
+       detectFallbacks(module, reachability, *families, options)) {
     InFlightDiagnostic diag =
         emitWarning(fallback.op->getLoc(), fallback.format());
     if (fallback.related)

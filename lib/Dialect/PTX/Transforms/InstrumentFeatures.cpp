@@ -6,7 +6,10 @@
 // (thread-instructions), added with one red.global per warp and
 // instrumentation point: the active mask, narrowed by the instruction's
 // guard, is counted with popc and the lowest active lane adds it. The
-// sequence is in Passes.td.
+// sequence is in Passes.td. With `work`, weighted counters follow
+// (WorkCounters.h): each matrix instruction adds its FLOPs, each global
+// load its bytes, each expect_tx its transaction count, so a run says how
+// much of the task's work went through which instruction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,8 +17,11 @@
 
 #include "ptxbench/Analysis/FeatureAnalysis.h"
 #include "ptxbench/Analysis/InstructionAccess.h"
+#include "ptxbench/Analysis/WorkCounters.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <array>
 
 namespace ptxbench::ptx {
 #define GEN_PASS_DEF_INSTRUMENTFEATURESPASS
@@ -73,31 +79,59 @@ private:
 struct Registers {
   Value r[6];        // .b32
   Value base, count; // .b64: counter array address, the count to add
-  Value pred;
+  Value pred;        // the leader lane
+  // The work counters' (`work=true`) extra registers.
+  Value w[2];  // .b32: a decoded tcgen05 descriptor
+  Value addr;  // .b64: a generic load's address
+  Value space; // .pred: the address is global
 };
 
-Registers declareRegisters(OpBuilder &b, Location loc) {
+Registers declareRegisters(OpBuilder &b, Location loc, bool work) {
   MLIRContext *ctx = b.getContext();
   Registers regs;
-  SmallVector<Type> b32(6, RefType::get(ctx)), b64(2, RefType::get(ctx));
-  auto r = RegOp::create(b, loc, b32, b.getStringAttr(".b32"),
-                         b.getStringAttr("%__pbr"), b.getI32IntegerAttr(6));
+  auto declare = [&](unsigned n, StringRef type, StringRef name) {
+    SmallVector<Type> types(n, RefType::get(ctx));
+    return RegOp::create(b, loc, types, b.getStringAttr(type),
+                         b.getStringAttr(name),
+                         n > 1 ? b.getI32IntegerAttr(n) : IntegerAttr());
+  };
+  auto r = declare(6, ".b32", "%__pbr");
   for (unsigned i = 0; i < 6; ++i)
     regs.r[i] = r.getResult(i);
-  auto d = RegOp::create(b, loc, b64, b.getStringAttr(".b64"),
-                         b.getStringAttr("%__pbd"), b.getI32IntegerAttr(2));
+  auto d = declare(2, ".b64", "%__pbd");
   regs.base = d.getResult(0);
   regs.count = d.getResult(1);
-  auto p = RegOp::create(b, loc, TypeRange{RefType::get(ctx)},
-                         b.getStringAttr(".pred"), b.getStringAttr("%__pbp"),
-                         IntegerAttr());
-  regs.pred = p.getResult(0);
+  regs.pred = declare(1, ".pred", "%__pbp").getResult(0);
+  if (work) {
+    auto w = declare(2, ".b32", "%__pbw");
+    regs.w[0] = w.getResult(0);
+    regs.w[1] = w.getResult(1);
+    regs.addr = declare(1, ".b64", "%__pba").getResult(0);
+    regs.space = declare(1, ".pred", "%__pbg").getResult(0);
+  }
   return regs;
 }
 
-/// Inserts the counting sequence before `inst`.
-void instrument(InstructionOpInterface inst, unsigned index,
-                const Registers &regs) {
+/// What one instrumentation point adds to its counter.
+struct Point {
+  Operation *op;
+  unsigned counter;
+  /// Per executing thread: a constant (`weight`), or a value read at run
+  /// time from operand `runtimeOperand` (a transaction count, or a tcgen05
+  /// instruction descriptor when `tcgen05K` is set).
+  uint64_t weight = 1;
+  std::optional<unsigned> runtimeOperand;
+  uint64_t tcgen05K = 0;
+  /// Count only the threads whose generic address operand is global.
+  std::optional<unsigned> genericAddress;
+};
+
+/// Inserts the counting sequence of a constant weight before `inst`: the
+/// active threads (narrowed by the guard, and to those whose address is
+/// global for a generic load) counted by popc, times the weight, added by
+/// the lowest active lane.
+void instrumentCounted(InstructionOpInterface inst, const Point &point,
+                       const Registers &regs) {
   Operation *op = inst.getOperation();
   OpBuilder b(op);
   Emitter e(b, op->getLoc());
@@ -105,7 +139,24 @@ void instrument(InstructionOpInterface inst, unsigned index,
         leader = regs.r[4], lane = regs.r[5];
   e.inst("activemask.b32", {e.r()}, {mask});
   Value counted = mask;
-  if (Value guard = inst.getGuard()) {
+  if (point.genericAddress) {
+    // space = guard && isspacep.global(address)
+    auto addr = llvm::cast<AddrOperandAttr>(inst.getArgs()[*point.genericAddress]);
+    Value base;
+    for (const analysis::RegAccess &access : analysis::regAccesses(inst))
+      if (access.operand == *point.genericAddress) {
+        base = access.value;
+        break;
+      }
+    e.inst("mov.pred", {e.r(), e.imm("0")}, {regs.space});
+    e.inst("add.s64", {e.r(), e.r(), e.imm(std::to_string(addr.getOffset()))},
+           {regs.addr, base});
+    e.inst("isspacep.global", {e.r(), e.r()}, {regs.space, regs.addr},
+           inst.getGuard(), inst.getNegated());
+    e.inst("vote.sync.ballot.b32", {e.r(), e.r(), e.r()},
+           {ballot, regs.space, mask});
+    counted = ballot;
+  } else if (Value guard = inst.getGuard()) {
     Attribute p = e.r();
     if (inst.getNegated())
       p = NotOperandAttr::get(b.getContext(), p);
@@ -118,9 +169,175 @@ void instrument(InstructionOpInterface inst, unsigned index,
   e.inst("bfind.shiftamt.u32", {e.r(), e.r()}, {leader, rev});
   e.inst("mov.u32", {e.r(), e.id("%laneid")}, {lane});
   e.inst("setp.eq.u32", {e.r(), e.r(), e.r()}, {regs.pred, lane, leader});
-  e.inst("cvt.u64.u32", {e.r(), e.r()}, {regs.count, n});
-  e.inst("red.global.add.u64", {e.addr(e.r(), 8 * int64_t(index)), e.r()},
+  if (point.weight == 1)
+    e.inst("cvt.u64.u32", {e.r(), e.r()}, {regs.count, n});
+  else
+    e.inst("mul.wide.u32", {e.r(), e.r(), e.imm(std::to_string(point.weight))},
+           {regs.count, n});
+  e.inst("red.global.add.u64",
+         {e.addr(e.r(), 8 * int64_t(point.counter)), e.r()},
          {regs.base, regs.count}, regs.pred);
+}
+
+/// Inserts the per-thread sequence of a run-time weight before `inst`:
+/// every thread that executes it (under its guard) adds the value of its
+/// operand (a transaction count), or the FLOPs its tcgen05 instruction
+/// descriptor encodes. These instructions are issued by one or few threads.
+void instrumentRuntime(InstructionOpInterface inst, const Point &point,
+                       const Registers &regs) {
+  Operation *op = inst.getOperation();
+  OpBuilder b(op);
+  Emitter e(b, op->getLoc());
+  Attribute arg = inst.getArgs()[*point.runtimeOperand];
+  Value value;
+  for (const analysis::RegAccess &access : analysis::regAccesses(inst))
+    if (access.operand == *point.runtimeOperand) {
+      value = access.value;
+      break;
+    }
+  bool imm = llvm::isa<ImmOperandAttr>(arg);
+  if (!imm && !value)
+    return;
+  if (point.tcgen05K) {
+    // M / 16 in bits 24-28, N / 8 in bits 17-22 of the descriptor.
+    Value m = regs.w[0], nDim = regs.w[1];
+    if (imm)
+      e.inst("mov.u32", {e.r(), arg}, {m});
+    else
+      e.inst("mov.u32", {e.r(), e.r()}, {m, value});
+    e.inst("bfe.u32", {e.r(), e.r(), e.imm("17"), e.imm("6")}, {nDim, m});
+    e.inst("bfe.u32", {e.r(), e.r(), e.imm("24"), e.imm("5")}, {m, m});
+    e.inst("mul.lo.u32", {e.r(), e.r(), e.r()}, {m, m, nDim});
+    e.inst("mul.wide.u32",
+           {e.r(), e.r(), e.imm(std::to_string(2 * 16 * 8 * point.tcgen05K))},
+           {regs.count, m});
+  } else if (imm) {
+    e.inst("mov.u64", {e.r(), arg}, {regs.count});
+  } else {
+    e.inst("cvt.u64.u32", {e.r(), e.r()}, {regs.count, value});
+  }
+  e.inst("red.global.add.u64",
+         {e.addr(e.r(), 8 * int64_t(point.counter)), e.r()},
+         {regs.base, regs.count}, inst.getGuard(), inst.getNegated());
+}
+
+/// M, N and K of an `.mMnNkK` modifier.
+std::optional<std::array<uint64_t, 3>> shapeOf(StringRef opcode) {
+  SmallVector<StringRef, 8> parts;
+  opcode.split(parts, '.');
+  for (StringRef part : parts) {
+    uint64_t m, n, k;
+    StringRef rest = part;
+    if (!rest.consume_front("m") || rest.consumeInteger(10, m) ||
+        !rest.consume_front("n") || rest.consumeInteger(10, n) ||
+        !rest.consume_front("k") || rest.consumeInteger(10, k) ||
+        !rest.empty())
+      continue;
+    return std::array<uint64_t, 3>{m, n, k};
+  }
+  return std::nullopt;
+}
+
+/// Bytes one thread moves with a load: the vector width times the size of
+/// the type modifier (.b8 ... .b128, .u/.s/.f).
+uint64_t loadBytes(StringRef opcode) {
+  SmallVector<StringRef, 8> parts;
+  opcode.split(parts, '.');
+  uint64_t vec = 1, bits = 0;
+  for (StringRef part : parts) {
+    if (part.size() >= 2 && part[0] == 'v' && !part.drop_front().getAsInteger(10, vec))
+      continue;
+    if (part.size() >= 2 && StringRef("busf").contains(part[0]) &&
+        !part.drop_front().getAsInteger(10, bits))
+      continue;
+  }
+  return vec * bits / 8;
+}
+
+/// Whether `op` is a generic ld/ldu (no state space) through a register.
+bool isGenericLoad(InstructionOpInterface op) {
+  StringRef opcode = op.getOpcode();
+  StringRef head = opcode.split('.').first;
+  if (head != "ld" && head != "ldu")
+    return false;
+  for (StringRef space : {".global", ".shared", ".local", ".param", ".const",
+                          ".shared::cta", ".shared::cluster", ".param::entry",
+                          ".param::func"})
+    if (analysis::hasModifier(opcode, space))
+      return false;
+  ArrayAttr args = op.getArgs();
+  if (args.size() < 2)
+    return false;
+  auto addr = llvm::dyn_cast<AddrOperandAttr>(args[1]);
+  return addr && llvm::isa<RegOperandAttr>(addr.getBase());
+}
+
+/// The work counter `op` adds to, and how (docs of WorkCounters.h).
+std::optional<Point> workPoint(InstructionOpInterface op, unsigned first) {
+  using analysis::WorkCounter;
+  const isa::InstrInfo *info = analysis::instrInfo(op);
+  StringRef name = info ? StringRef(info->mnemonic) : op.getOpcode();
+  StringRef opcode = op.getOpcode();
+  auto counter = [&](WorkCounter c) { return first + unsigned(c); };
+  Point p{op.getOperation(), 0};
+  if (name.starts_with("wgmma.mma_async")) {
+    auto shape = shapeOf(opcode);
+    if (!shape)
+      return std::nullopt;
+    p.counter = counter(WorkCounter::WgmmaFlops);
+    p.weight = 2 * (*shape)[0] * (*shape)[1] * (*shape)[2] / 128;
+    return p;
+  }
+  if ((name == "mma" || name.starts_with("mma.")) ||
+      name.starts_with("wmma.mma")) {
+    auto shape = shapeOf(opcode);
+    if (!shape)
+      return std::nullopt;
+    p.counter = counter(name.starts_with("wmma") ? WorkCounter::WmmaFlops
+                                                 : WorkCounter::MmaSyncFlops);
+    p.weight = 2 * (*shape)[0] * (*shape)[1] * (*shape)[2] / 32;
+    return p;
+  }
+  if (name.starts_with("tcgen05.mma") && !name.starts_with("tcgen05.mma.ws")) {
+    p.counter = counter(WorkCounter::Tcgen05Flops);
+    p.tcgen05K = opcode.contains("kind::tf32")                ? 8
+                 : opcode.contains("kind::f16")               ? 16
+                 : opcode.contains("kind::mxf4")              ? 64
+                                                              : 32;
+    p.runtimeOperand = analysis::hasModifier(opcode, ".sp") ? 4 : 3;
+    if (*p.runtimeOperand >= op.getArgs().size())
+      return std::nullopt;
+    return p;
+  }
+  if (name.starts_with("mbarrier.") && name.ends_with("expect_tx")) {
+    p.counter = counter(WorkCounter::TxBytes);
+    p.runtimeOperand = op.getArgs().size() - 1;
+    return p;
+  }
+  if (name == "mbarrier.complete_tx") {
+    p.counter = counter(WorkCounter::CompleteTxBytes);
+    p.runtimeOperand = op.getArgs().size() - 1;
+    return p;
+  }
+  if (name == "cp.async") {
+    std::optional<int64_t> size = analysis::immediateOperand(op, 2);
+    if (!size || *size <= 0)
+      return std::nullopt;
+    p.counter = counter(WorkCounter::CpAsyncBytes);
+    p.weight = uint64_t(*size);
+    return p;
+  }
+  if (analysis::isLoadFrom(op, ".global") || isGenericLoad(op)) {
+    uint64_t bytes = loadBytes(opcode);
+    if (!bytes)
+      return std::nullopt;
+    p.counter = counter(WorkCounter::GlobalLoadBytes);
+    p.weight = bytes;
+    if (!analysis::isLoadFrom(op, ".global"))
+      p.genericAddress = 1;
+    return p;
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -161,24 +378,26 @@ void InstrumentFeaturesPass::runOnOperation() {
     counterOf.try_emplace(unsigned(family), i);
 
   // The instructions to count, per function.
-  SmallVector<std::pair<FuncOp, SmallVector<std::pair<Operation *, unsigned>>>>
-      work;
+  SmallVector<std::pair<FuncOp, SmallVector<Point>>> todo;
   bool functionsCount = false;
   for (FuncOp func : module.getOps<FuncOp>()) {
     if (func.isExternal())
       continue;
-    SmallVector<std::pair<Operation *, unsigned>> points;
+    SmallVector<Point> points;
     func.walk([&](InstructionOpInterface inst) {
       if (std::optional<isa::Family> family = analysis::familyOf(inst)) {
         auto it = counterOf.find(unsigned(*family));
         if (it != counterOf.end())
           points.push_back({inst.getOperation(), it->second});
       }
+      if (work)
+        if (std::optional<Point> p = workPoint(inst, list->size()))
+          points.push_back(*p);
     });
     if (!func.getEntry() && points.empty())
       continue;
     functionsCount |= !func.getEntry();
-    work.push_back({func, std::move(points)});
+    todo.push_back({func, std::move(points)});
   }
 
   // Functions find the counters through a module variable the kernels set.
@@ -205,11 +424,11 @@ void InstrumentFeaturesPass::runOnOperation() {
                      StringAttr(), ArrayAttr());
   }
 
-  for (auto &[func, points] : work) {
+  for (auto &[func, points] : todo) {
     Block &entry = func.getBody().front();
     Location loc = func.getLoc();
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
-    Registers regs = declareRegisters(b, loc);
+    Registers regs = declareRegisters(b, loc, work);
     Emitter e(b, loc);
     if (func.getEntry()) {
       SmallVector<Attribute> params(func.getParams().begin(),
@@ -231,7 +450,12 @@ void InstrumentFeaturesPass::runOnOperation() {
       e.inst("ld.global.u64", {e.r(), e.addr(e.sym(counterGlobalName), 0)},
              {regs.base});
     }
-    for (auto [op, index] : points)
-      instrument(cast<InstructionOpInterface>(op), index, regs);
+    for (const Point &point : points) {
+      auto inst = cast<InstructionOpInterface>(point.op);
+      if (point.runtimeOperand)
+        instrumentRuntime(inst, point, regs);
+      else
+        instrumentCounted(inst, point, regs);
+    }
   }
 }

@@ -43,10 +43,14 @@ def DetectFallbacksPass : Pass<"ptx-detect-fallbacks", "ptxbench::ptx::ModuleOp"
     Emits one warning per fallback, starting with its kind in brackets
     (`[cp-async-instead-of-tma]`), with a note at the related instruction
     where there is one. The kinds and their rules are in docs/analysis.md.
+    `accumulate=f32` adds the `f16-accumulator` check (the task requires
+    fp32 accumulation).
   }];
   let options = [
     ListOption<"requested", "requested", "std::string",
-               "Feature families the kernels should use (comma separated)">
+               "Feature families the kernels should use (comma separated)">,
+    Option<"accumulate", "accumulate", "std::string", /*default=*/"\"any\"",
+           "The accumulator precision the task requires: any or f32">
   ];
 }
 
@@ -91,10 +95,24 @@ def InstrumentFeaturesPass
     Functions that kernels call read the counter address from a module
     variable `__ptxbench_counters`, which every kernel sets at entry. The
     registers it needs are new `.reg` declarations named `%__pb*`.
+
+    With `work=true`, eight weighted counters follow the family counters
+    (include/ptxbench/Analysis/WorkCounters.h, in this order): FLOPs of
+    `wgmma.mma_async` (2*M*N*K of its shape per warpgroup, so
+    2*M*N*K/128 per thread), of `mma`/`mma.sp` and of `wmma.mma`
+    (2*M*N*K/32 per thread), of `tcgen05.mma` (M and N decoded at run time
+    from the instruction descriptor, bits 24-28 and 17-22, K from the
+    kind); the transaction bytes of every `mbarrier.*expect_tx` and of
+    `mbarrier.complete_tx` (their last operand, added by every executing
+    thread); the bytes of `ld`/`ldu` from global memory (vector width times
+    type size, per thread; a generic load counts the threads whose address
+    `isspacep.global` says is global); and the cp-size of `cp.async`.
   }];
   let options = [
     ListOption<"families", "families", "std::string",
-               "Feature families to count, in counter order (comma separated)">
+               "Feature families to count, in counter order (comma separated)">,
+    Option<"work", "work", "bool", /*default=*/"false",
+           "Also count matrix FLOPs and global-load bytes (WorkCounters.h)">
   ];
 }
 
