@@ -95,9 +95,14 @@ bool ptxbench::client::turnSolved(StringRef runJson, StringRef staticJson) {
   const Object *counts = r->getObject("feature_counts");
   if (!counts || counts->empty())
     return false;
+  // Every requested family did the task's work at run time: `used` (its
+  // share of the FLOPs or bytes reached the task's threshold), or
+  // `executed` for a family without a work measure; not a token.
   for (const auto &kv : *counts) {
     const Object *c = kv.second.getAsObject();
-    if (!c || c->getString("verdict").value_or("") != "executed")
+    llvm::StringRef verdict =
+        c ? c->getString("verdict").value_or("") : llvm::StringRef();
+    if (verdict != "used" && verdict != "executed")
       return false;
   }
   eval::SampleRecord record;
