@@ -15,6 +15,7 @@
 
 #include "ptxbench/Client/Embedded.h"
 #include "ptxbench/Client/Http.h"
+#include "ptxbench/Client/RateLimit.h"
 #include "ptxbench/Client/TurnEval.h"
 #include "ptxbench/Client/Wire.h"
 #include "ptxbench/Eval/ResultsStore.h"
@@ -139,39 +140,7 @@ struct ModelState {
   const ModelConfig *config = nullptr;
   std::unique_ptr<WireFormat> wire;
   std::string key; // from the environment; never written anywhere
-  unsigned inFlight = 0;
-  /// Requests of the last minute: (start, tokens reserved).
-  std::deque<std::pair<Clock::time_point, double>> window;
-  /// A Retry-After pause for the whole model.
-  Clock::time_point pausedUntil;
-
-  /// Whether a request of `tokens` may start now; otherwise when to look
-  /// again.
-  bool allows(Clock::time_point now, double tokens,
-              Clock::time_point &retryAt) {
-    while (!window.empty() &&
-           now - window.front().first >= std::chrono::minutes(1))
-      window.pop_front();
-    if (now < pausedUntil) {
-      retryAt = std::min(retryAt, pausedUntil);
-      return false;
-    }
-    const Limits &l = config->limits;
-    if (inFlight >= l.concurrency)
-      return false;
-    double used = 0;
-    for (auto &w : window)
-      used += w.second;
-    bool rpm = l.requestsPerMinute > 0 && window.size() >= l.requestsPerMinute;
-    bool tpm = l.tokensPerMinute > 0 && !window.empty() &&
-               used + tokens > l.tokensPerMinute;
-    if (rpm || tpm) {
-      retryAt =
-          std::min(retryAt, window.front().first + std::chrono::minutes(1));
-      return false;
-    }
-    return true;
-  }
+  std::unique_ptr<RateLimiter> limiter;
 };
 
 //===----------------------------------------------------------------------===//
@@ -369,6 +338,7 @@ Error Generator::prepare() {
   for (const ModelConfig &m : options.models) {
     auto state = std::make_unique<ModelState>();
     state->config = &m;
+    state->limiter = std::make_unique<RateLimiter>(m.limits);
     if (m.provider == Provider::Anthropic)
       state->wire = createAnthropicWire();
     else if (!m.embedded())
@@ -564,7 +534,7 @@ void Generator::dispatch() {
     if (!s.model->config->embedded()) {
       if (!budgetAllows(s, cost, tokens))
         return; // the budget holds every sample, not only this one
-      if (!s.model->allows(now, tokens, retryAt))
+      if (!s.model->limiter->allows(now, tokens, retryAt))
         continue;
     } else {
       cost = tokens = 0;
@@ -612,8 +582,7 @@ void Generator::start(Sample &s, double cost, double tokens) {
   reservedCost += cost;
   reservedTokens += tokens;
   ++inFlight;
-  ++m.inFlight;
-  m.window.emplace_back(Clock::now(), tokens);
+  m.limiter->started(Clock::now(), tokens);
   std::shared_ptr<StreamReader> reader;
   std::shared_ptr<SseParser> parser;
   HttpClient::DataFn onData;
@@ -668,7 +637,7 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
   const ModelConfig &config = *m.config;
   --inFlight;
   if (!config.embedded()) {
-    --m.inFlight;
+    m.limiter->finished();
     reservedCost -= s.reservedCost;
     reservedTokens -= s.reservedTokens;
     s.reservedCost = s.reservedTokens = 0;
@@ -676,9 +645,8 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
   ++s.attempts;
   if (auto *error = std::get_if<ProviderError>(&outcome)) {
     if (error->retryAfter && *error->retryAfter > 0)
-      m.pausedUntil = std::max(m.pausedUntil,
-                               Clock::now() + std::chrono::milliseconds(int64_t(
-                                                  *error->retryAfter * 1000)));
+      m.limiter->pause(Clock::now() + std::chrono::milliseconds(
+                                          int64_t(*error->retryAfter * 1000)));
     if (error->retryable && s.attempts < config.retry.maxAttempts &&
         !stopping) {
       // Exponential backoff with full jitter, at least Retry-After.
