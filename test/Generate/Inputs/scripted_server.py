@@ -3,11 +3,12 @@
 Speaks OpenAI Chat Completions (/v1/chat/completions) and Anthropic
 Messages (/v1/messages), whole or streamed (SSE). The request's model id
 names the scenario, and each scenario counts its attempts, so
-"429a" answers 429 with Retry-After once and then succeeds. Every request
+"429a" answers 429 with Retry-After once and then succeeds; "reset" resets
+the connection once. Every request
 is logged as one JSON line (path, scenario, attempt, stream, whether the
 key matched EXPECTED_KEY, requests in flight): never the key itself.
 """
-import argparse, json, os, socket, sys, threading, time
+import argparse, json, os, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ANSWER = "Here is a kernel.\n\n```cuda\n// @ptxbench grid 1\n__global__ void k() {}\n```\n"
@@ -120,6 +121,12 @@ class Handler(BaseHTTPRequestHandler):
             return error(400, "prompt is too long: 250000 tokens > 200000 maximum", "invalid_request_error")
         if scenario == "echo":
             return error(401, "invalid x-api-key: " + got, "authentication_error")
+        if scenario == "reset" and attempt == 1:
+            # A connection reset before any response (RST, not FIN).
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+            return
         if scenario == "cut" and attempt == 1:
             if stream:
                 return self.stream(anthropic, ANSWER, cut=True)
