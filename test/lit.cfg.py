@@ -83,8 +83,7 @@ if nvdisasm:
     config.environment["PTXBENCH_NVDISASM"] = nvdisasm
 
 # Headless Chromium renders the HTML report for the screenshot test
-# (test/Eval/report-screenshot.test). Not installed by utils/setup.sh (about
-# 350 MB with its dependencies): `apt-get install chromium` to run it.
+# (test/Eval/report-screenshot.test); utils/setup.sh installs it.
 chromium = (os.environ.get("PTXBENCH_CHROMIUM") or shutil.which("chromium")
             or shutil.which("chromium-browser")
             or shutil.which("google-chrome"))

@@ -46,10 +46,15 @@ if ! python3 -c 'import importlib.metadata as m; m.distribution("nvidia-cudnn-fr
     echo "setup: note: could not install nvidia-cudnn-frontend; the cuDNN attention baseline will not be built"
 fi
 
-# Headless Chromium renders the HTML report in test/Eval/report-screenshot.test;
-# it is about 350 MB with its dependencies, so it is not installed here.
+# Headless Chromium renders the HTML report in test/Eval/report-screenshot.test
+# (about 350 MB with its dependencies, from Debian).
 if ! command -v chromium >/dev/null; then
-  echo "setup: note: chromium not found; the HTML screenshot test will be unsupported (apt-get install chromium)"
+  echo "setup: installing chromium for the HTML report's screenshot test"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium ||
+    echo "setup: note: could not install chromium; the screenshot test will be unsupported"
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
