@@ -46,6 +46,20 @@ if ! python3 -c 'import importlib.metadata as m; m.distribution("nvidia-cudnn-fr
     echo "setup: note: could not install nvidia-cudnn-frontend; the cuDNN attention baseline will not be built"
 fi
 
+# The wild corpus (test/wild) compiles our kernels against CUTLASS/CuTe and
+# with Triton at test time; the versions its expected verdicts were checked
+# with are pinned (another installed version is used as it is). The
+# nvidia-cutlass wheel ships the C++ headers, which need none of its Python
+# dependencies; Triton compiles ahead of time without a GPU.
+for wheel in nvidia-cutlass==4.2.0.0 triton==3.9.0; do
+  if ! python3 -c "import importlib.metadata as m; m.distribution('${wheel%==*}')" 2>/dev/null; then
+    echo "setup: installing $wheel from PyPI for the wild corpus"
+    flags=(); [ "${wheel%==*}" = nvidia-cutlass ] && flags=(--no-deps)
+    python3 -m pip install --quiet "${flags[@]}" "$wheel" ||
+      echo "setup: note: could not install $wheel; its wild corpus tests (test/wild) will be unsupported"
+  fi
+done
+
 # Headless Chromium renders the HTML report in test/Eval/report-screenshot.test
 # (about 350 MB with its dependencies, from Debian).
 if ! command -v chromium >/dev/null; then
