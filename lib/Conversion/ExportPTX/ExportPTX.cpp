@@ -98,6 +98,10 @@ private:
                       ArrayAttr results, ArrayAttr params,
                       ArrayAttr directives);
   void printParam(ParamAttr param);
+  /// A module-scope variable's declaration, with its initializer if any.
+  void printVariable(StringRef linkage, StringRef space, StringRef decl,
+                     StringRef name, std::optional<ArrayRef<int64_t>> dims,
+                     std::optional<StringRef> init);
   void printDims(ArrayRef<int64_t> dims);
   LogicalResult printBody(FuncOp func);
   LogicalResult printInstruction(Operation *op);
@@ -198,25 +202,14 @@ LogicalResult Exporter::printModuleItem(Operation *item) {
         return success();
       })
       .Case([&](GlobalOp global) {
-        if (!global.getLinkage().empty())
-          os << global.getLinkage() << ' ';
-        os << global.getSpace() << ' ' << global.getDecl() << ' '
-           << global.getSymName();
-        if (std::optional<ArrayRef<int64_t>> dims = global.getDims())
-          printDims(*dims);
-        if (std::optional<StringRef> init = global.getInit())
-          os << " = " << *init;
-        os << ";\n";
+        printVariable(global.getLinkage(), global.getSpace(), global.getDecl(),
+                      global.getSymName(), global.getDims(),
+                      global.getInit());
         return success();
       })
       .Case([&](GlobalDeclOp decl) {
-        if (!decl.getLinkage().empty())
-          os << decl.getLinkage() << ' ';
-        os << decl.getSpace() << ' ' << decl.getDecl() << ' '
-           << decl.getGlobal();
-        if (std::optional<ArrayRef<int64_t>> dims = decl.getDims())
-          printDims(*dims);
-        os << ";\n";
+        printVariable(decl.getLinkage(), decl.getSpace(), decl.getDecl(),
+                      decl.getGlobal(), decl.getDims(), std::nullopt);
         return success();
       })
       .Case([&](PrototypeOp proto) {
@@ -282,6 +275,20 @@ void Exporter::printDims(ArrayRef<int64_t> dims) {
       os << dim;
     os << ']';
   }
+}
+
+void Exporter::printVariable(StringRef linkage, StringRef space,
+                             StringRef decl, StringRef name,
+                             std::optional<ArrayRef<int64_t>> dims,
+                             std::optional<StringRef> init) {
+  if (!linkage.empty())
+    os << linkage << ' ';
+  os << space << ' ' << decl << ' ' << name;
+  if (dims)
+    printDims(*dims);
+  if (init)
+    os << " = " << *init;
+  os << ";\n";
 }
 
 void Exporter::printParam(ParamAttr param) {
