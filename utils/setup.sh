@@ -60,6 +60,20 @@ for wheel in nvidia-cutlass==4.2.0.0 triton==3.9.0; do
   fi
 done
 
+# test/Slurm starts a single-node Slurm cluster (its own slurmctld, slurmd
+# and munged on loopback, stopped by the test) to run utils/slurm's jobs.
+slurm_missing=()
+for p in slurmctld slurmd slurm-client munge; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || slurm_missing+=("$p")
+done
+if [ ${#slurm_missing[@]} -gt 0 ]; then
+  echo "setup: installing ${slurm_missing[*]} (the Slurm test's cluster)"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${slurm_missing[@]}"
+fi
+
 # Headless Chromium renders the HTML report in test/Eval/report-screenshot.test
 # (about 350 MB with its dependencies, from Debian).
 if ! command -v chromium >/dev/null; then
