@@ -45,6 +45,17 @@ else:
     lit_config.note("no GPU (no /dev/nvidiactl or nvidia-smi): "
                     "tests marked 'REQUIRES: cuda' are skipped")
 
+# NVRTC compiles .cu submissions; the tool opens it with dlopen by these
+# names, and so does this check.
+import ctypes
+for name in ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"):
+    try:
+        ctypes.CDLL(name)
+    except OSError:
+        continue
+    config.available_features.add("nvrtc")
+    break
+
 # nvdisasm confirms features in machine code (`ptxbench analyze --sass`).
 # Found the way lib/Toolchain/Sass.cpp's findNvdisasm looks: $PTXBENCH_NVDISASM,
 # PATH, /usr/local/cuda/bin, then PyPI's nvidia-cuda-nvdisasm wheel

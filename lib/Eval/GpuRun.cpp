@@ -118,7 +118,9 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
       "--solution=" + solution,
       "--shapes=" + options.shapes,
       "--json=" + std::string(json.path),
-      llvm::formatv("--timeout={0}", options.timeoutSeconds).str()};
+      llvm::formatv("--timeout={0}", options.timeoutSeconds).str(),
+      llvm::formatv("--compile-timeout={0}", options.compileTimeoutSeconds)
+          .str()};
   std::vector<StringRef> argv(args.begin(), args.end());
   std::vector<std::string> envStore;
   for (char **e = environ; *e; ++e)

@@ -86,8 +86,8 @@ bool StaticEvaluator::prepare(SampleRecord &record,
     name = (StringRef(name).drop_back(3) + "." + record.language).str();
   s.ptxName = record.language == "cu" ? name + ".ptx" : name;
   if (record.language == "cu") {
-    toolchain::CompiledSource compiled =
-        toolchain::compileCUDA(record.code, name, options.arch);
+    toolchain::CompiledSource compiled = toolchain::compileCUDA(
+        record.code, name, options.arch, options.compileLimits);
     llvm::json::Array messages;
     for (const toolchain::CompilerMessage &m : compiled.messages)
       messages.push_back(llvm::json::Object{{"line", int64_t(m.line)},
@@ -98,6 +98,8 @@ bool StaticEvaluator::prepare(SampleRecord &record,
     if (!compiled.ok) {
       record.status = status::CompileError;
       record.error = "'" + name + "' does not compile for " + options.arch;
+      if (compiled.timedOut)
+        record.error += " (COMPILE_TIMEOUT)";
       for (const toolchain::CompilerMessage &m : compiled.messages)
         if (m.error) {
           record.error += ": line " + std::to_string(m.line) + ": " + m.text;

@@ -309,6 +309,8 @@ ptxbench::eval::runSweep(ResultsStore &store,
     staticOptions.f32Accumulate = task.f32Accumulate;
     staticOptions.assemble = options.assemble;
     staticOptions.sass = options.sass;
+    staticOptions.compileLimits.helper = options.tool;
+    staticOptions.compileLimits.seconds = options.compileTimeoutSeconds;
 
     auto commit = [&] {
       record.staticSeconds =
@@ -370,6 +372,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
         run.taskDir = task.dir;
         run.shapes = options.shapes;
         run.timeoutSeconds = options.runTimeoutSeconds;
+        run.compileTimeoutSeconds = options.compileTimeoutSeconds;
         run.gpu = gpus.acquire();
         runOnGpu(record, run);
         gpus.release(run.gpu);

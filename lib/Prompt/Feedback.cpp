@@ -214,7 +214,7 @@ void FeedbackWriter::header() {
 }
 
 void FeedbackWriter::compileErrors() {
-  auto ws = withStatus({"COMPILE_ERROR"});
+  auto ws = withStatus({"COMPILE_ERROR", "COMPILE_TIMEOUT"});
   if (ws.empty())
     return;
   failed = true;
@@ -222,6 +222,13 @@ void FeedbackWriter::compileErrors() {
   for (auto &[key, group] : byMessage(ws)) {
     const Object *w = group.front();
     StringRef message = str(w, "message");
+    if (str(w, "status") == "COMPILE_TIMEOUT") {
+      os << "\n" << message.trim() << " (" << names(group)
+         << "). Compilation must finish within the limit: avoid deep "
+            "template recursion, huge constexpr evaluation and unbounded "
+            "unrolling.\n";
+      continue;
+    }
     auto [headline, rest] = message.split('\n');
     StringRef log = str(w, "compile_log");
     if (log.empty())
@@ -255,7 +262,10 @@ void FeedbackWriter::failedRuns() {
     StringRef status = str(w, "status");
     os << "- " << status << " on " << names(group) << ": "
        << trimCompilerLog(str(w, "message"), 3);
-    if (status == "TIMEOUT")
+    if (status == "TIMEOUT" && str(w, "message").contains("printed"))
+      os << ". The kernel printed while it ran: remove device printf from "
+            "the submission, it is slow and its output is not read";
+    else if (status == "TIMEOUT")
       os << ". The kernel never finished: look for a wait that cannot "
             "complete (an mbarrier phase or transaction count that never "
             "arrives, a barrier not every thread reaches)";

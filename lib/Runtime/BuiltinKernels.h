@@ -179,6 +179,85 @@ ptxbench_rmsnorm_ref(const void *X, const void *W, float *Y, int T, int H,
   for (int i = threadIdx.x; i < H; i += 256)
     Y[(u64)row * H + i] = loadElem(X, (u64)row * H + i, dtX) * inv * loadElem(W, i, dtW);
 }
+// Compares an output (dtype 0 bf16, 2 f32) with its fp32 reference, as the
+// host's compareOutputs does: counts unwritten elements (the poison
+// pattern), non-finite ones and those outside atol + rtol*|ref| (when
+// useTol), and sums the squared error and squared reference of the rest.
+// stats (zeroed by the caller): u64 unwritten, nonFinite, outOfTolerance,
+// the largest |err| as float bits, then the two sums as doubles.
+extern "C" __global__ void __launch_bounds__(256)
+ptxbench_check(const void *out, const float *ref, u64 n, int dtype,
+               float atol, float rtol, int useTol, u64 *stats) {
+  u64 unwritten = 0, nonFinite = 0, bad = 0;
+  float maxErr = 0.f;
+  double errSq = 0, refSq = 0;
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n;
+       i += (u64)gridDim.x * blockDim.x) {
+    float o;
+    bool poison;
+    if (dtype == 0) {
+      u16 h = ((const u16 *)out)[i];
+      poison = h == 0x7FD5u;
+      o = bf16ToF(h);
+    } else {
+      u32 b = ((const u32 *)out)[i];
+      poison = b == 0x7FD50000u;
+      o = __uint_as_float(b);
+    }
+    if (poison) { ++unwritten; continue; }
+    if (!isfinite(o)) { ++nonFinite; continue; }
+    float r = ref[i];
+    double err = fabs((double)o - (double)r);
+    if (useTol && err > (double)atol + (double)rtol * fabs((double)r)) ++bad;
+    maxErr = fmaxf(maxErr, (float)err);
+    errSq += err * err;
+    refSq += (double)r * r;
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    unwritten += __shfl_down_sync(0xffffffffu, unwritten, off);
+    nonFinite += __shfl_down_sync(0xffffffffu, nonFinite, off);
+    bad += __shfl_down_sync(0xffffffffu, bad, off);
+    maxErr = fmaxf(maxErr, __shfl_down_sync(0xffffffffu, maxErr, off));
+    errSq += __shfl_down_sync(0xffffffffu, errSq, off);
+    refSq += __shfl_down_sync(0xffffffffu, refSq, off);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (unwritten) atomicAdd(stats + 0, unwritten);
+    if (nonFinite) atomicAdd(stats + 1, nonFinite);
+    if (bad) atomicAdd(stats + 2, bad);
+    atomicMax((u32 *)(stats + 3), __float_as_uint(maxErr));
+    atomicAdd((double *)(stats + 4), errSq);
+    atomicAdd((double *)(stats + 5), refSq);
+  }
+}
+
+// An order-independent hash of n bytes (a sum of mixed 4-byte words and
+// trailing bytes, each with its index), added to *out: equal contents
+// give equal hashes, so a changed input is seen without a host copy.
+extern "C" __global__ void __launch_bounds__(256)
+ptxbench_hash(const unsigned char *p, u64 n, u64 *out) {
+  u64 h = 0, words = n / 4;
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < words;
+       i += (u64)gridDim.x * blockDim.x)
+    h += mix64(((const u32 *)p)[i] ^ (i << 32));
+  if (blockIdx.x == 0 && threadIdx.x < n % 4)
+    h += mix64(p[words * 4 + threadIdx.x] ^ ((words * 4 + threadIdx.x) << 32) ^ 0xABull);
+  for (int off = 16; off > 0; off >>= 1)
+    h += __shfl_down_sync(0xffffffffu, h, off);
+  if ((threadIdx.x & 31) == 0) atomicAdd(out, h);
+}
+
+// Counts the non-zero bytes of n bytes into *out.
+extern "C" __global__ void __launch_bounds__(256)
+ptxbench_nonzero(const unsigned char *p, u64 n, u64 *out) {
+  u64 c = 0;
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n;
+       i += (u64)gridDim.x * blockDim.x)
+    c += p[i] != 0;
+  for (int off = 16; off > 0; off >>= 1)
+    c += __shfl_down_sync(0xffffffffu, c, off);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(out, c);
+}
 )cuda";
 
 } // namespace ptxbench::runtime

@@ -13,6 +13,8 @@
 #include "AttentionKernels.h"
 #include "BuiltinKernels.h"
 
+#include "ptxbench/Runtime/Containment.h"
+
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include <chrono>
@@ -68,9 +70,62 @@ MaybeFail Gpu::alloc(DeviceBuffer &buf, size_t bytes) {
   return check(d.cuMemAlloc(&buf.ptr, bytes ? bytes : 16), Status::HarnessError,
                "allocating " + Twine(bytes) + " bytes of device memory");
 }
+MaybeFail Gpu::allocGuarded(DeviceBuffer &buf, size_t bytes) {
+  buf = {};
+  CUmemAllocationProp prop = {};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  size_t granularity = 0;
+  TRY(check(d.cuMemGetAllocationGranularity(&granularity, &prop,
+                                            CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+            Status::HarnessError, "cuMemGetAllocationGranularity"));
+  GuardedLayout layout = guardedLayout(bytes, granularity, granularity, 256);
+  std::string what =
+      "allocating " + std::to_string(bytes) + " bytes between guard pages";
+  TRY(check(d.cuMemAddressReserve(&buf.reserved, layout.reservedBytes,
+                                  granularity, 0, 0),
+            Status::HarnessError, what));
+  buf.reservedBytes = layout.reservedBytes;
+  if (MaybeFail f = check(d.cuMemCreate(&buf.handle, layout.mappedBytes, &prop,
+                                        0),
+                          Status::HarnessError, what)) {
+    free(buf);
+    return f;
+  }
+  buf.mapped = buf.reserved + layout.guardBytes;
+  if (MaybeFail f = check(
+          d.cuMemMap(buf.mapped, layout.mappedBytes, 0, buf.handle, 0),
+          Status::HarnessError, what)) {
+    buf.mapped = 0;
+    free(buf);
+    return f;
+  }
+  buf.mappedBytes = layout.mappedBytes;
+  CUmemAccessDesc access = {};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if (MaybeFail f =
+          check(d.cuMemSetAccess(buf.mapped, layout.mappedBytes, &access, 1),
+                Status::HarnessError, what)) {
+    free(buf);
+    return f;
+  }
+  buf.ptr = buf.mapped + layout.offset;
+  buf.bytes = bytes;
+  return std::nullopt;
+}
+
 void Gpu::free(DeviceBuffer &buf) {
-  if (buf.ptr)
+  if (buf.reserved) {
+    if (buf.mapped && buf.mappedBytes)
+      d.cuMemUnmap(buf.mapped, buf.mappedBytes);
+    if (buf.handle)
+      d.cuMemRelease(buf.handle);
+    d.cuMemAddressFree(buf.reserved, buf.reservedBytes);
+  } else if (buf.ptr) {
     d.cuMemFree(buf.ptr);
+  }
   buf = {};
 }
 std::string Gpu::arch() const { return archName(ccMajor, ccMinor); }
@@ -263,12 +318,28 @@ private:
 MaybeFail
 ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
                                 const std::function<MaybeFail()> &launch,
-                                TimingStats &out) {
+                                TimingStats &out, const TimedHooks *hooks,
+                                unsigned *launches) {
   Driver &d = gpu.d;
   EventTimer timer(gpu);
   TRY(timer.create());
-  for (unsigned i = 0; i < timing.warmup; ++i)
+  unsigned launched = 0;
+  auto before = [&]() -> MaybeFail {
+    return hooks && hooks->before ? hooks->before(launched) : std::nullopt;
+  };
+  auto after = [&]() -> MaybeFail {
+    MaybeFail f =
+        hooks && hooks->after ? hooks->after(launched) : std::nullopt;
+    ++launched;
+    if (launches)
+      *launches = launched;
+    return f;
+  };
+  for (unsigned i = 0; i < timing.warmup; ++i) {
+    TRY(before());
     TRY(launch());
+    TRY(after());
+  }
   TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "warm-up runs"));
   std::vector<double> samples, clean;
   SmallVector<bool, 128> throttled;
@@ -286,22 +357,25 @@ ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
         samples.size() >= 2 * timing.maxSamples ||
         (elapsed >= timing.maxSeconds && samples.size() >= timing.minSamples))
       break;
+    TRY(before());
     d.cuCtxResetPersistingL2Cache();
     TRY(gpu.check(d.cuMemsetD32Async(gpu.flush.ptr, ++flushValue,
                                      gpu.flush.bytes / 4, gpu.stream),
                   Status::HarnessError, "flushing L2"));
-    ClockReading before = gpu.readClock();
+    ClockReading beforeClock = gpu.readClock();
     TRY(timer.around(launch));
     TRY(gpu.check(d.cuCtxSynchronize(), Status::RuntimeError, "a timed run"));
-    ClockReading after = gpu.readClock();
+    ClockReading afterClock = gpu.readClock();
+    // Queued behind the stop event: outside the measured interval.
+    TRY(after());
     float ms = 0;
     TRY(timer.elapsedMs(ms));
-    bool hot = isThrottled(before, after, gpu.maxSmMHz);
+    bool hot = isThrottled(beforeClock, afterClock, gpu.maxSmMHz);
     samples.push_back(ms);
     throttled.push_back(hot);
     if (!hot) {
       clean.push_back(ms);
-      for (const ClockReading &r : {before, after})
+      for (const ClockReading &r : {beforeClock, afterClock})
         if (r.valid) {
           minMHz = std::min(minMHz, r.smMHz);
           maxMHz = std::max(maxMHz, r.smMHz);

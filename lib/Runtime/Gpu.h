@@ -43,6 +43,12 @@ bool isStickyError(CUresult r);
 struct DeviceBuffer {
   CUdeviceptr ptr = 0;
   size_t bytes = 0;
+  /// A guarded buffer (Gpu::allocGuarded): the reserved range, its
+  /// physical allocation and where that is mapped; zero for cuMemAlloc's.
+  CUdeviceptr reserved = 0;
+  size_t reservedBytes = 0, mappedBytes = 0;
+  CUdeviceptr mapped = 0;
+  CUmemGenericAllocationHandle handle = 0;
 };
 
 class Gpu {
@@ -83,6 +89,11 @@ public:
   /// AttentionKernels.h) by name.
   MaybeFail builtin(llvm::StringRef kernel, CUfunction &fn);
   MaybeFail alloc(DeviceBuffer &buf, size_t bytes);
+  /// Allocates `bytes` between unmapped guard pages (Containment.h's
+  /// guardedLayout): its end is the end of the mapped pages where the
+  /// 256-byte alignment of its start allows, so an access just past either
+  /// end faults instead of reaching a neighbour.
+  MaybeFail allocGuarded(DeviceBuffer &buf, size_t bytes);
   void free(DeviceBuffer &buf);
   std::string arch() const;
 
@@ -92,12 +103,22 @@ private:
                          CUmodule &module);
 };
 
+/// Untimed work around each launch of the timing loop (warm-ups
+/// included), numbered from 0: `before` is queued ahead of the L2 flush
+/// and the start event (rotating inputs, poisoning outputs), `after`
+/// behind the stop event (checking the output on the device).
+struct TimedHooks {
+  std::function<MaybeFail(unsigned launch)> before, after;
+};
+
 /// Times `launch` per the task's timing rules: warm-up, then samples each
 /// preceded by an L2 reset and flush, until the stopping rule holds over
-/// the clean (unthrottled) samples.
+/// the clean (unthrottled) samples. `launches`, when given, is set to the
+/// number of launches made (warm-ups included).
 MaybeFail timeLaunches(Gpu &gpu, const Task::Timing &timing,
                        const std::function<MaybeFail()> &launch,
-                       TimingStats &out);
+                       TimingStats &out, const TimedHooks *hooks = nullptr,
+                       unsigned *launches = nullptr);
 /// The best time in ms of `reps` runs of `launch`, after `warmup` runs.
 MaybeFail bestTime(Gpu &gpu, const std::function<MaybeFail()> &launch,
                    unsigned warmup, unsigned reps, double &bestMs);

@@ -5,6 +5,15 @@
 // submission's kernels (per its resolved launch plan), the reference, the
 // L2 flush before each timed sample and the baseline library.
 //
+// Nothing a kernel remembers between launches may help it: the inputs come
+// in several sets (each with its own addresses, contents, tensor maps and
+// reference), prepared untimed; every launch of the timing loop gets a set
+// other than the previous launch's, outputs poisoned and scratch
+// workspaces poisoned, and its outputs are checked on the device against
+// that set's reference, all outside the timed interval. Every tensor and
+// workspace sits between unmapped guard pages, so an access past its ends
+// faults.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Runtime/Harness.h"
@@ -13,6 +22,8 @@
 
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -23,6 +34,10 @@
 #include "Gpu.h"
 #include "Operator.h"
 #include "Peaks.h"
+
+#include "ptxbench/Runtime/Containment.h"
+
+#include <random>
 
 #include <cstring>
 #include <unistd.h>
@@ -116,12 +131,31 @@ std::string allowDynamicSmem(Gpu &gpu, CUfunction fn, unsigned smem) {
   return "";
 }
 
-/// Everything allocated for one workload.
+/// Everything allocated for one workload. The input entries of
+/// `tensors.buffers` point at the active input set's buffers (the
+/// operator reads them there); the output entries own theirs.
 struct WorkloadBuffers {
   WorkloadTensors tensors;
   std::vector<DeviceBuffer> workspaces;
-  std::vector<CUtensorMap> maps;
 };
+
+/// One set of inputs: the task's input tensors at their own addresses,
+/// the tensor maps over them, the fp32 reference outputs computed from
+/// them (as the operator's referenceOutputs()) and each input's hash after
+/// preparation.
+struct InputSet {
+  std::vector<DeviceBuffer> inputs; // by task tensor; empty for outputs
+  std::vector<CUtensorMap> maps;
+  std::vector<DeviceBuffer> reference;
+  std::vector<uint64_t> hashes;
+};
+
+/// The bytes of the task's input sets at most take (or a quarter of the free
+/// device memory, if less), and their most: more sets cost memory and
+/// untimed reference runs; two already keep every timed launch from seeing
+/// the previous launch's inputs.
+constexpr uint64_t inputSetBudget = uint64_t(4) << 30;
+constexpr unsigned maxInputSets = 4;
 
 class WorkloadRunner {
 public:
@@ -133,21 +167,32 @@ public:
   ~WorkloadRunner() {
     if (lost)
       return; // freeing in a lost context only produces more errors
-    for (DeviceBuffer &b : bufs.tensors.buffers)
-      gpu.free(b);
+    for (unsigned t = 0; t < bufs.tensors.buffers.size(); ++t)
+      if (task.tensors[t].role == Role::Output)
+        gpu.free(bufs.tensors.buffers[t]);
+    for (InputSet &set : sets) {
+      for (DeviceBuffer &b : set.inputs)
+        gpu.free(b);
+      for (DeviceBuffer &b : set.reference)
+        gpu.free(b);
+    }
     for (DeviceBuffer &b : bufs.workspaces)
       gpu.free(b);
     if (op)
       op->release();
   }
 
-  /// Runs the checks and the timing; fills `result`.
-  void run(WorkloadResult &result, bool baseline);
+  /// Runs the checks and the timing; fills `result`. With `checkOnly`,
+  /// the checked trials alone.
+  void run(WorkloadResult &result, bool baseline, bool checkOnly = false);
   /// Runs the instrumented variant once (untimed) and adds the executed
   /// counts of `families` to `result`.
   void countFeatures(WorkloadResult &result,
                      ArrayRef<std::string> families);
   bool lost = false;
+  /// Called while the input sets are prepared (each can take seconds), so
+  /// the parent's watchdog sees progress.
+  std::function<void()> progress;
 
 private:
   Gpu &gpu;
@@ -159,10 +204,30 @@ private:
   uint64_t seed;
   WorkloadBuffers bufs;
   std::unique_ptr<Operator> op;
+  std::vector<InputSet> sets;
+  unsigned active = 0;
 
   MaybeFail allocate();
+  /// Allocates, fills and hashes input set `s` and computes its reference.
+  MaybeFail prepareInputSet(unsigned s);
+  MaybeFail encodeTensorMaps(InputSet &set);
+  /// Makes set `s` the one the submission, reference and baseline read.
+  void activate(unsigned s);
   MaybeFail generateInputs(unsigned trial);
   MaybeFail poisonOutputs();
+  /// Fills the plan's scratch workspaces (neither `zero` nor `zero=once`)
+  /// with 0xFF bytes, so nothing left by an earlier launch is there.
+  MaybeFail poisonScratch();
+  /// The input hashes of set `s` now.
+  MaybeFail hashInputs(unsigned s, std::vector<uint64_t> &hashes);
+  /// Non-zero bytes in each zero=once workspace now.
+  MaybeFail nonZeroOnce(std::vector<uint64_t> &counts);
+  /// The timing loop with input rotation and device-side checks of every
+  /// launch; an INCORRECT failure names the first launch whose output was
+  /// wrong.
+  MaybeFail timeSubmission(WorkloadResult &result, TimingStats &t);
+  /// The message for a fault: which tensors could have been involved.
+  std::string faultNote() const;
   MaybeFail launchSubmission() { return launchWith(functions, 0); }
   /// Launches the plan with `fns`; a non-zero `counters` is passed as one
   /// more (last) argument to every kernel (the instrumented variant).
@@ -170,9 +235,9 @@ private:
   /// Checks the submission's outputs against the reference: every output's
   /// comparison and the worst one go into `result`; INCORRECT when one fails.
   MaybeFail checkOutputs(WorkloadResult &result, StringRef when);
-  /// Compares `outputs` with the reference's values into `checks`; an
-  /// output without values of its own is read from the task tensor (the
-  /// submission's), otherwise from its values (the baseline's).
+  /// Compares `outputs` with the active input set's reference values into
+  /// `checks`; an output without values of its own is read from the task
+  /// tensor (the submission's), otherwise from its values (the baseline's).
   MaybeFail compareWithReference(ArrayRef<CheckedOutput> outputs,
                                  std::vector<NamedCheck> &checks);
   MaybeFail snapshotInputs(std::vector<std::vector<char>> &snap);
@@ -183,6 +248,7 @@ private:
 };
 
 MaybeFail WorkloadRunner::allocate() {
+  uint64_t inputBytes = 0;
   for (unsigned t = 0; t < task.tensors.size(); ++t) {
     auto shape = task.shapeOf(t, wl.params);
     if (!shape)
@@ -192,18 +258,46 @@ MaybeFail WorkloadRunner::allocate() {
       n *= size_t(s);
     bufs.tensors.shapes.push_back(*shape);
     bufs.tensors.buffers.emplace_back();
-    TRY(gpu.alloc(bufs.tensors.buffers.back(),
-                  n * dtypeSize(task.tensors[t].dtype)));
+    size_t bytes = n * dtypeSize(task.tensors[t].dtype);
+    if (task.tensors[t].role == Role::Input) {
+      // Allocated per input set; the size is kept for the operator.
+      bufs.tensors.buffers.back().bytes = bytes;
+      inputBytes += bytes;
+      continue;
+    }
+    TRY(gpu.allocGuarded(bufs.tensors.buffers.back(), bytes));
   }
   for (const ResolvedWorkspace &w : plan.workspaces) {
     bufs.workspaces.emplace_back();
-    TRY(gpu.alloc(bufs.workspaces.back(), w.bytes));
+    TRY(gpu.allocGuarded(bufs.workspaces.back(), w.bytes));
     // zero=once: here, untimed; the kernels keep it zeroed from then on.
     if (w.zero == ZeroFill::Once)
       TRY(gpu.check(
           d.cuMemsetD8Async(bufs.workspaces.back().ptr, 0, w.bytes, gpu.stream),
           Status::HarnessError, "zeroing workspace '" + w.name + "'"));
   }
+  op = makeOperator(gpu, task, bufs.tensors, wl.params);
+  TRY(op->setup());
+  // As many input sets as the budget holds, at least two.
+  uint64_t referenceBytes = 0;
+  for (const CheckedOutput &r : op->referenceOutputs())
+    referenceBytes += r.values.bytes;
+  size_t freeBytes = 0, totalBytes = 0;
+  uint64_t budget = inputSetBudget;
+  if (d.cuMemGetInfo(&freeBytes, &totalBytes) == CUDA_SUCCESS)
+    budget = std::min<uint64_t>(budget, freeBytes / 4);
+  unsigned count =
+      inputSetCount(inputBytes + referenceBytes, budget, maxInputSets);
+  sets.resize(count);
+  for (unsigned s = 0; s < count; ++s) {
+    TRY(prepareInputSet(s));
+    if (progress)
+      progress();
+  }
+  return std::nullopt;
+}
+
+MaybeFail WorkloadRunner::encodeTensorMaps(InputSet &set) {
   for (const ResolvedTensorMap &m : plan.tensorMaps) {
     const TensorSpec &spec = task.tensors[m.tensor];
     const std::vector<int64_t> &shape = bufs.tensors.shapes[m.tensor];
@@ -251,10 +345,106 @@ MaybeFail WorkloadRunner::allocate() {
                          "' over '" + spec.name + "' for " + wl.name + ": " +
                          d.describe(r) +
                          " (global strides must be multiples of 16 bytes)"};
-    bufs.maps.push_back(map);
+    set.maps.push_back(map);
   }
-  op = makeOperator(gpu, task, bufs.tensors, wl.params);
-  return op->setup();
+  return std::nullopt;
+}
+
+void WorkloadRunner::activate(unsigned s) {
+  active = s;
+  for (unsigned t = 0; t < task.tensors.size(); ++t)
+    if (task.tensors[t].role == Role::Input)
+      bufs.tensors.buffers[t] = sets[s].inputs[t];
+}
+
+MaybeFail WorkloadRunner::prepareInputSet(unsigned s) {
+  InputSet &set = sets[s];
+  set.inputs.resize(task.tensors.size());
+  for (unsigned t = 0; t < task.tensors.size(); ++t)
+    if (task.tensors[t].role == Role::Input)
+      TRY(gpu.allocGuarded(set.inputs[t], bufs.tensors.buffers[t].bytes));
+  activate(s);
+  TRY(encodeTensorMaps(set));
+  // Set s draws what trial s drew before sets existed.
+  TRY(generateInputs(s));
+  TRY(op->runReference());
+  for (const CheckedOutput &r : op->referenceOutputs()) {
+    set.reference.emplace_back();
+    TRY(gpu.alloc(set.reference.back(), r.values.bytes));
+    TRY(gpu.check(d.cuMemcpyDtoDAsync(set.reference.back().ptr, r.values.ptr,
+                                      r.values.bytes, gpu.stream),
+                  Status::HarnessError, "keeping the reference outputs"));
+  }
+  return hashInputs(s, set.hashes);
+}
+
+MaybeFail WorkloadRunner::hashInputs(unsigned s,
+                                     std::vector<uint64_t> &hashes) {
+  CUfunction fn;
+  TRY(gpu.builtin("ptxbench_hash", fn));
+  DeviceBuffer out;
+  TRY(gpu.alloc(out, 8 * task.tensors.size()));
+  MaybeFail f = gpu.check(d.cuMemsetD8Async(out.ptr, 0, out.bytes, gpu.stream),
+                          Status::HarnessError, "hashing inputs");
+  for (unsigned t = 0; t < task.tensors.size() && !f; ++t) {
+    if (task.tensors[t].role != Role::Input)
+      continue;
+    CUdeviceptr p = sets[s].inputs[t].ptr, o = out.ptr + 8 * t;
+    uint64_t n = sets[s].inputs[t].bytes;
+    void *args[] = {&p, &n, &o};
+    unsigned grid[3] = {unsigned(std::min<uint64_t>((n / 4 + 255) / 256 + 1,
+                                                    uint64_t(gpu.smCount) * 8)),
+                        1, 1};
+    unsigned block[3] = {256, 1, 1};
+    f = launchBuiltin(gpu, fn, grid, block, 0, args, "hashing inputs");
+  }
+  hashes.assign(task.tensors.size(), 0);
+  if (!f)
+    f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
+                  "hashing inputs");
+  if (!f)
+    f = gpu.check(d.cuMemcpyDtoH(hashes.data(), out.ptr, out.bytes),
+                  Status::RuntimeError, "reading input hashes");
+  if (!f || !f->contextLost)
+    gpu.free(out);
+  return f;
+}
+
+MaybeFail WorkloadRunner::nonZeroOnce(std::vector<uint64_t> &counts) {
+  counts.assign(plan.workspaces.size(), 0);
+  bool any = llvm::any_of(plan.workspaces, [](const ResolvedWorkspace &w) {
+    return w.zero == ZeroFill::Once;
+  });
+  if (!any)
+    return std::nullopt;
+  CUfunction fn;
+  TRY(gpu.builtin("ptxbench_nonzero", fn));
+  DeviceBuffer out;
+  TRY(gpu.alloc(out, 8 * counts.size()));
+  MaybeFail f = gpu.check(d.cuMemsetD8Async(out.ptr, 0, out.bytes, gpu.stream),
+                          Status::HarnessError, "reading zero=once workspaces");
+  for (unsigned i = 0; i < plan.workspaces.size() && !f; ++i) {
+    if (plan.workspaces[i].zero != ZeroFill::Once)
+      continue;
+    CUdeviceptr p = bufs.workspaces[i].ptr, o = out.ptr + 8 * i;
+    uint64_t n = plan.workspaces[i].bytes;
+    void *args[] = {&p, &n, &o};
+    unsigned grid[3] = {unsigned(std::min<uint64_t>(
+                            (n + 255) / 256 + 1, uint64_t(gpu.smCount) * 8)),
+                        1, 1};
+    unsigned block[3] = {256, 1, 1};
+    f = launchBuiltin(gpu, fn, grid, block, 0, args,
+                      "reading zero=once workspaces");
+  }
+  if (!f)
+    f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
+                  "reading zero=once workspaces");
+  if (!f)
+    f = gpu.check(d.cuMemcpyDtoH(counts.data(), out.ptr, out.bytes),
+                  Status::RuntimeError, "reading zero=once workspaces");
+  if (!f || !f->contextLost)
+    gpu.free(out);
+  return f;
 }
 
 MaybeFail WorkloadRunner::generateInputs(unsigned trial) {
@@ -306,6 +496,16 @@ MaybeFail WorkloadRunner::poisonOutputs() {
   return std::nullopt;
 }
 
+MaybeFail WorkloadRunner::poisonScratch() {
+  for (unsigned i = 0; i < plan.workspaces.size(); ++i)
+    if (plan.workspaces[i].zero == ZeroFill::None)
+      TRY(gpu.check(d.cuMemsetD8Async(bufs.workspaces[i].ptr, 0xFF,
+                                      plan.workspaces[i].bytes, gpu.stream),
+                    Status::HarnessError,
+                    "poisoning workspace '" + plan.workspaces[i].name + "'"));
+  return std::nullopt;
+}
+
 MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
                                      CUdeviceptr counters) {
   for (const ResolvedWorkspace &w : plan.workspaces)
@@ -332,7 +532,7 @@ MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
         params.push_back(scalars[i].data());
         break;
       case ResolvedArg::Kind::TensorMap:
-        params.push_back(&bufs.maps[arg.index]);
+        params.push_back(&sets[active].maps[arg.index]);
         break;
       case ResolvedArg::Kind::Scalar:
         if (scalarTypeSize(arg.type) == 4) {
@@ -418,9 +618,10 @@ WorkloadRunner::compareWithReference(ArrayRef<CheckedOutput> outputs,
     const DeviceBuffer &values =
         o.values.ptr ? o.values : bufs.tensors.buffers[o.tensor];
     CUdeviceptr refPtr = 0;
-    for (const CheckedOutput &r : op->referenceOutputs())
-      if (r.tensor == o.tensor)
-        refPtr = r.values.ptr;
+    const std::vector<CheckedOutput> &refs = op->referenceOutputs();
+    for (unsigned i = 0; i < refs.size(); ++i)
+      if (refs[i].tensor == o.tensor)
+        refPtr = sets[active].reference[i].ptr;
     std::vector<float> out, ref;
     TRY(toHostFloats(gpu, values, spec.dtype, out));
     TRY(toHostFloats(gpu, {refPtr, out.size() * 4}, DType::F32, ref));
@@ -517,22 +718,166 @@ void WorkloadRunner::runBaseline(WorkloadResult &result) {
   result.baselineVersion = op->baselineVersion();
 }
 
-void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
+std::string WorkloadRunner::faultNote() const {
+  std::vector<std::string> names;
+  for (unsigned t = 0; t < task.tensors.size(); ++t)
+    names.push_back("'" + task.tensors[t].name + "' (" +
+                    std::to_string(bufs.tensors.buffers[t].bytes) +
+                    " bytes)");
+  for (const ResolvedWorkspace &w : plan.workspaces)
+    names.push_back("workspace '" + w.name + "' (" + std::to_string(w.bytes) +
+                    " bytes)");
+  return "\nEvery tensor and workspace lies between unmapped guard pages and "
+         "ends where its mapping ends, so this is most likely a read or write "
+         "outside one of them: " +
+         join(names, ", ") +
+         ". The driver does not say which address; `ptxbench run "
+         "--sanitize` runs compute-sanitizer to find the access.";
+}
+
+MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
+                                         TimingStats &t) {
+  const std::vector<CheckedOutput> &refs = op->referenceOutputs();
+  unsigned outputs = refs.size();
+  unsigned maxLaunches = task.timing.warmup + 2 * task.timing.maxSamples + 1;
+  constexpr unsigned words = 6; // per check, as ptxbench_check writes them
+  DeviceBuffer stats;
+  TRY(gpu.alloc(stats, size_t(8) * words * outputs * maxLaunches));
+  llvm::scope_exit freeStats([&] {
+    if (!lost)
+      gpu.free(stats);
+  });
+  TRY(gpu.check(d.cuMemsetD8Async(stats.ptr, 0, stats.bytes, gpu.stream),
+                Status::HarnessError, "clearing the check records"));
+  CUfunction check;
+  TRY(gpu.builtin("ptxbench_check", check));
+  // A random set for each launch, never the previous launch's.
+  std::mt19937_64 rng(seed * 0x2545F4914F6CDD1Dull + 0x1234567);
+  std::vector<unsigned> setOf;
+  TimedHooks hooks;
+  hooks.before = [&](unsigned launch) -> MaybeFail {
+    if (launch >= maxLaunches)
+      return Failure{Status::HarnessError, "more timed launches than planned"};
+    unsigned next = active;
+    if (sets.size() > 1) {
+      next = unsigned(rng() % (sets.size() - 1));
+      if (next >= active)
+        ++next;
+    }
+    activate(next);
+    setOf.push_back(next);
+    TRY(poisonOutputs());
+    return poisonScratch();
+  };
+  hooks.after = [&](unsigned launch) -> MaybeFail {
+    for (unsigned o = 0; o < outputs; ++o) {
+      const TensorSpec &spec = task.tensors[refs[o].tensor];
+      CUdeviceptr out = bufs.tensors.buffers[refs[o].tensor].ptr;
+      CUdeviceptr ref = sets[active].reference[o].ptr;
+      CUdeviceptr rec = stats.ptr + 8 * words * (launch * outputs + o);
+      uint64_t n = bufs.tensors.buffers[refs[o].tensor].bytes /
+                   dtypeSize(spec.dtype);
+      int dtype = int(spec.dtype), useTol = 0;
+      float atol = 0, rtol = 0;
+      if (auto it = task.tolerances.find(spec.dtype);
+          it != task.tolerances.end()) {
+        useTol = 1;
+        atol = it->second.atol;
+        rtol = it->second.rtol;
+      }
+      void *args[] = {&out, &ref, &n, &dtype, &atol, &rtol, &useTol, &rec};
+      unsigned grid[3] = {unsigned(std::min<uint64_t>(
+                              (n + 255) / 256, uint64_t(gpu.smCount) * 8)),
+                          1, 1};
+      unsigned block[3] = {256, 1, 1};
+      TRY(launchBuiltin(gpu, check, grid, block, 0, args,
+                        "checking a timed output"));
+    }
+    return std::nullopt;
+  };
+  unsigned launches = 0;
+  MaybeFail f = timeLaunches(gpu, task.timing,
+                             [&] { return launchSubmission(); }, t, &hooks,
+                             &launches);
+  if (!f)
+    f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
+                  "checking the timed outputs");
+  if (f) {
+    lost |= f->contextLost;
+    return f;
+  }
+  std::vector<uint64_t> records(stats.bytes / 8);
+  TRY(gpu.check(d.cuMemcpyDtoH(records.data(), stats.ptr, stats.bytes),
+                Status::HarnessError, "reading the check records"));
+  result.inputSets = sets.size();
+  result.timedLaunchesChecked = launches;
+  for (unsigned l = 0; l < launches; ++l)
+    for (unsigned o = 0; o < outputs; ++o) {
+      const uint64_t *r = &records[words * (l * outputs + o)];
+      const TensorSpec &spec = task.tensors[refs[o].tensor];
+      CheckSums sums;
+      sums.count = bufs.tensors.buffers[refs[o].tensor].bytes /
+                   dtypeSize(spec.dtype);
+      sums.unwritten = r[0];
+      sums.nonFinite = r[1];
+      sums.outOfTolerance = r[2];
+      float maxErr;
+      uint32_t bits = uint32_t(r[3]);
+      std::memcpy(&maxErr, &bits, 4);
+      sums.maxAbsErr = maxErr;
+      std::memcpy(&sums.errSq, &r[4], 8);
+      std::memcpy(&sums.refSq, &r[5], 8);
+      std::optional<Tolerance> tol;
+      if (auto it = task.tolerances.find(spec.dtype);
+          it != task.tolerances.end())
+        tol = it->second;
+      CompareStats c = judgeSums(sums, tol, task.relL2);
+      if (c.passed)
+        continue;
+      result.checkedTensor = spec.name;
+      result.check = c;
+      std::string when =
+          l < task.timing.warmup
+              ? "warm-up launch " + std::to_string(l + 1)
+              : "timed launch " + std::to_string(l - task.timing.warmup + 1);
+      result.message = formatv("the output '{0}' of {1} (input set {2} of {3}) "
+                               "does not match its reference: the '{4}' check "
+                               "failed ({5} unwritten, {6} non-finite, {7} "
+                               "out of tolerance of {8}; rel_l2 {9:e2}). A "
+                               "kernel must do the whole job on every launch: "
+                               "each launch gets inputs the previous one did "
+                               "not see, into freshly poisoned outputs",
+                               spec.name, when, setOf[l] + 1, sets.size(),
+                               c.failedCheck, c.unwritten, c.nonFinite,
+                               c.outOfTolerance, c.count, c.relL2)
+                           .str();
+      result.status = Status::Incorrect;
+      return Failure{Status::Incorrect, result.message};
+    }
+  return std::nullopt;
+}
+
+void WorkloadRunner::run(WorkloadResult &result, bool baseline,
+                         bool checkOnly) {
   auto fail = [&](const Failure &f) {
     if (result.status == Status::Skipped || f.status != Status::Incorrect) {
       result.status = f.status;
       result.message = f.message;
+      if (f.contextLost && StringRef(f.message).contains("ILLEGAL_ADDRESS"))
+        result.message += faultNote();
     }
     lost |= f.contextLost;
   };
   if (MaybeFail f = allocate())
     return fail(*f);
-  // Correctness: several trials with fresh inputs into poisoned outputs.
+  // Correctness: several trials, each on its own input set, into poisoned
+  // outputs.
   for (unsigned trial = 0; trial < task.trials; ++trial) {
     std::vector<std::vector<char>> snap;
-    MaybeFail f = generateInputs(trial);
+    activate(trial % sets.size());
+    MaybeFail f = poisonOutputs();
     if (!f)
-      f = poisonOutputs();
+      f = poisonScratch();
     if (!f)
       f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
                     "preparing inputs");
@@ -550,20 +895,47 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline) {
       return fail(*f2);
     if (!changed.empty())
       return fail(Failure{Status::Incorrect, changed});
-    if (MaybeFail f2 = op->runReference())
-      return fail(*f2);
     if (MaybeFail f2 = checkOutputs(result, ("in trial " + Twine(trial + 1) +
                                              " of " + Twine(task.trials))
                                                 .str()))
       return fail(*f2);
   }
-  // Timing, then the timed runs' output is checked too.
+  if (checkOnly) {
+    result.status = Status::Passed;
+    return;
+  }
+  // Timing with every launch checked, then the last launch's output
+  // checked in full on the host.
   TimingStats t;
-  if (MaybeFail f = time([&] { return launchSubmission(); }, t))
+  if (MaybeFail f = timeSubmission(result, t))
     return fail(*f);
   result.time = t;
-  if (MaybeFail f = checkOutputs(result, "after the timed runs"))
+  if (MaybeFail f = checkOutputs(result, "of the last timed launch"))
     return fail(*f);
+  // Inputs untouched and zero=once workspaces zeroed through all of it.
+  for (unsigned s = 0; s < sets.size(); ++s) {
+    std::vector<uint64_t> now;
+    if (MaybeFail f = hashInputs(s, now))
+      return fail(*f);
+    for (unsigned t = 0; t < now.size(); ++t)
+      if (now[t] != sets[s].hashes[t])
+        return fail(Failure{Status::Incorrect,
+                            "input '" + task.tensors[t].name +
+                                "' (input set " + std::to_string(s + 1) +
+                                ") was modified by the submission during the "
+                                "timed runs"});
+  }
+  std::vector<uint64_t> nonZero;
+  if (MaybeFail f = nonZeroOnce(nonZero))
+    return fail(*f);
+  for (unsigned i = 0; i < nonZero.size(); ++i)
+    if (nonZero[i])
+      return fail(Failure{
+          Status::Incorrect,
+          "workspace '" + plan.workspaces[i].name + "' (zero=once) holds " +
+              std::to_string(nonZero[i]) +
+              " non-zero bytes after the timed runs: the kernels must leave "
+              "it zeroed"});
   result.status = Status::Passed;
   if (!baseline || task.baseline == "none")
     return;
@@ -706,9 +1078,18 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
                                      ? gpu.lt.cublasLtGetVersion()
                                      : 0)}});
 
-  // Compile once for all workloads.
+  // The parent compiled the submission once, under the compile limits.
   std::string ptx, compileLog, jitLog;
-  if (sys::path::extension(options.solutionPath) == ".ptx") {
+  if (!options.ptxPath.empty()) {
+    auto buf = MemoryBuffer::getFile(options.ptxPath);
+    if (!buf) {
+      reportAll(Status::HarnessError, "cannot read the compiled PTX " +
+                                          options.ptxPath + ": " +
+                                          buf.getError().message());
+      return 0;
+    }
+    ptx = (*buf)->getBuffer().str();
+  } else if (sys::path::extension(options.solutionPath) == ".ptx") {
     ptx = source.str();
   } else if (MaybeFail f = gpu.compileCuda(
                  source, sys::path::filename(options.solutionPath), ptx,
@@ -716,8 +1097,13 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     reportAll(f->status, f->message, compileLog);
     return 0;
   }
+  // The driver's JIT (ptxas) runs under the compile limit: the parent
+  // watches the time between these two events.
+  emit(fd, json::Object{{"event", "jit"}});
   CUmodule module;
-  if (MaybeFail f = gpu.loadModule(ptx, module, jitLog)) {
+  MaybeFail loaded = gpu.loadModule(ptx, module, jitLog);
+  emit(fd, json::Object{{"event", "jit_done"}});
+  if (MaybeFail f = loaded) {
     reportAll(f->status, f->message, compileLog, jitLog);
     return f->contextLost ? 3 : 0;
   }
@@ -741,8 +1127,13 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     if (!buf) {
       gpu.countedError = "cannot read the instrumented PTX: " +
                          buf.getError().message();
-    } else if (MaybeFail f =
-                   gpu.loadModule((*buf)->getBuffer(), gpu.counted, log)) {
+    } else if (MaybeFail f = [&] {
+                 emit(fd, json::Object{{"event", "jit"}});
+                 MaybeFail f = gpu.loadModule((*buf)->getBuffer(),
+                                              gpu.counted, log);
+                 emit(fd, json::Object{{"event", "jit_done"}});
+                 return f;
+               }()) {
       gpu.counted = nullptr;
       gpu.countedError = "the instrumented PTX does not load: " + f->message;
       if (f->contextLost)
@@ -827,7 +1218,10 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     {
       WorkloadRunner runner(gpu, task, *resolved, functions, workloads[i],
                             options.seed + i);
-      runner.run(r, options.baseline);
+      runner.progress = [&] {
+        emit(fd, json::Object{{"event", "progress"}, {"index", int64_t(i)}});
+      };
+      runner.run(r, options.baseline, options.checkOnly);
       if (!runner.lost && !options.instrumentedPtxPath.empty() &&
           (r.status == Status::Passed || r.status == Status::Incorrect))
         runner.countFeatures(r, options.countFamilies);

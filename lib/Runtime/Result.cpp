@@ -17,6 +17,7 @@ static constexpr std::pair<Status, StringLiteral> statusNames[] = {
     {Status::Incorrect, "INCORRECT"},
     {Status::Suspicious, "SUSPICIOUS"},
     {Status::CompileError, "COMPILE_ERROR"},
+    {Status::CompileTimeout, "COMPILE_TIMEOUT"},
     {Status::PlanError, "PLAN_ERROR"},
     {Status::LaunchError, "LAUNCH_ERROR"},
     {Status::RuntimeError, "RUNTIME_ERROR"},
@@ -114,6 +115,29 @@ CompareStats ptxbench::runtime::compareOutputs(ArrayRef<float> out,
   else if (s.nonFinite)
     s.failedCheck = "non-finite";
   else if (tol && s.outOfTolerance)
+    s.failedCheck = "tolerance";
+  else if (relL2 && !(s.relL2 <= *relL2))
+    s.failedCheck = "rel_l2";
+  s.passed = s.failedCheck.empty();
+  return s;
+}
+
+CompareStats ptxbench::runtime::judgeSums(const CheckSums &sums,
+                                          std::optional<Tolerance> tol,
+                                          std::optional<double> relL2) {
+  CompareStats s;
+  s.count = sums.count;
+  s.unwritten = sums.unwritten;
+  s.nonFinite = sums.nonFinite;
+  s.outOfTolerance = tol ? sums.outOfTolerance : 0;
+  s.maxAbsErr = sums.maxAbsErr;
+  s.relL2 =
+      sums.refSq > 0 ? std::sqrt(sums.errSq / sums.refSq) : std::sqrt(sums.errSq);
+  if (s.unwritten)
+    s.failedCheck = "unwritten";
+  else if (s.nonFinite)
+    s.failedCheck = "non-finite";
+  else if (s.outOfTolerance)
     s.failedCheck = "tolerance";
   else if (relL2 && !(s.relL2 <= *relL2))
     s.failedCheck = "rel_l2";
@@ -251,6 +275,12 @@ json::Value ptxbench::runtime::toJSON(const TimingStats &t) {
                       {"max_clock_mhz", int64_t(t.maxClockMHz)}};
 }
 
+/// A submission's output as JSON text: invalid UTF-8 (binary output, a
+/// character cut at the capture's edge) replaced.
+static std::string validUTF8(const std::string &text) {
+  return json::isUTF8(text) ? text : json::fixUTF8(text);
+}
+
 json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
   json::Object params;
   for (const auto &p : r.params)
@@ -331,6 +361,14 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
     o["compile_log"] = r.compileLog;
   if (!r.jitLog.empty())
     o["jit_log"] = r.jitLog;
+  if (r.outputBytes)
+    o["output"] = json::Object{{"bytes", int64_t(r.outputBytes)},
+                               {"head", validUTF8(r.outputHead)},
+                               {"tail", validUTF8(r.outputTail)}};
+  if (r.inputSets)
+    o["input_sets"] = int64_t(r.inputSets);
+  if (r.timedLaunchesChecked)
+    o["timed_launches_checked"] = int64_t(r.timedLaunchesChecked);
   return o;
 }
 
@@ -388,6 +426,21 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
     o["cuda_driver_version"] = run.cudaDriverVersion;
   if (run.cublasLtVersion)
     o["cublaslt_version"] = run.cublasLtVersion;
+  if (!run.sanitizer.empty() || !run.sanitizerNote.empty()) {
+    json::Array tools;
+    for (const SanitizerReport &t : run.sanitizer)
+      tools.push_back(json::Object{{"tool", t.tool},
+                                   {"errors", t.errors},
+                                   {"bytes", int64_t(t.bytes)},
+                                   {"head", validUTF8(t.head)},
+                                   {"tail", validUTF8(t.tail)}});
+    json::Object sanitizer{{"tools", std::move(tools)}};
+    if (!run.sanitizedWorkload.empty())
+      sanitizer["workload"] = run.sanitizedWorkload;
+    if (!run.sanitizerNote.empty())
+      sanitizer["note"] = run.sanitizerNote;
+    o["sanitizer"] = std::move(sanitizer);
+  }
   return o;
 }
 
@@ -462,6 +515,13 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
   r.bytes = o->getNumber("bytes").value_or(0);
   r.compileLog = o->getString("compile_log").value_or("").str();
   r.jitLog = o->getString("jit_log").value_or("").str();
+  if (const json::Object *out = o->getObject("output")) {
+    r.outputBytes = out->getInteger("bytes").value_or(0);
+    r.outputHead = out->getString("head").value_or("").str();
+    r.outputTail = out->getString("tail").value_or("").str();
+  }
+  r.inputSets = o->getInteger("input_sets").value_or(0);
+  r.timedLaunchesChecked = o->getInteger("timed_launches_checked").value_or(0);
   if (const json::Object *c = o->getObject("check")) {
     r.check = readCompareStats(c);
     r.checkedTensor = o->getString("checked_tensor").value_or("").str();
@@ -641,6 +701,14 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
       os << "    feature counts: " << r.featureNote << "\n";
     for (const WorkloadResult::WorkFinding &f : r.workFindings)
       os << "    [" << f.kind << "] " << f.message << "\n";
+    if (r.inputSets)
+      os << "    integrity: " << r.timedLaunchesChecked
+         << " timed launches checked, " << r.inputSets
+         << " input sets rotated\n";
+    if (r.outputBytes)
+      os << "    the kernel printed " << r.outputBytes
+         << " bytes (device printf; the first and last KiB are in the "
+            "JSON's \"output\")\n";
     if (r.check && !r.check->passed)
       os << "    check '" << r.check->failedCheck << "' failed on "
          << r.checkedTensor << ": worst element [" << r.check->worstIndex
@@ -658,6 +726,21 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
       if (lines.size() > 12)
         os << "    ... (" << lines.size() - 12 << " more lines in the JSON)\n";
     }
+  }
+  if (!run.sanitizerNote.empty())
+    os << "sanitizer: " << run.sanitizerNote << "\n";
+  if (!run.sanitizer.empty()) {
+    os << "sanitizer (" << run.sanitizedWorkload << "):";
+    for (const SanitizerReport &t : run.sanitizer) {
+      os << " " << t.tool << " ";
+      if (t.errors < 0)
+        os << "no summary";
+      else
+        os << t.errors << (t.errors == 1 ? " error" : " errors");
+      if (&t != &run.sanitizer.back())
+        os << ";";
+    }
+    os << " (reports in the JSON's \"sanitizer\")\n";
   }
   os << "status: " << statusName(worstStatus(run)) << "\n";
 }

@@ -1,17 +1,26 @@
 //===- Worker.cpp - Supervise worker processes over a private pipe --------===//
 //
 // The worker is started with posix_spawn and gets the write end of a pipe
-// (--result-fd); nothing it writes elsewhere is read. Each line is one JSON
-// event: "device", "start" (a workload begins), "result". The watchdog kills
-// a worker that stays silent longer than the timeout; the workload it had
-// started is then TIMEOUT, a crash is RUNTIME_ERROR, and a fresh worker
-// continues with the next workload.
+// (--result-fd); only that pipe carries results. Each line is one JSON
+// event: "device", "jit" and "jit_done" (the driver compiles the PTX),
+// "start" (a workload begins), "result". The worker's stdout and stderr
+// (where the driver writes device printf) go to a second pipe whose bytes
+// are counted and kept only at their start and end (OutputCapture), per
+// workload, so a printing kernel cannot flood the terminal. The watchdog
+// kills a worker that stays silent longer than the timeout; the workload it
+// had started is then TIMEOUT (saying how much it printed meanwhile), a
+// driver JIT past the compile limit is COMPILE_TIMEOUT, a crash is
+// RUNTIME_ERROR, and a fresh worker continues with the next workload.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Runtime/Worker.h"
 
+#include "ptxbench/Runtime/Containment.h"
+
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cerrno>
 #include <chrono>
@@ -32,19 +41,31 @@ namespace {
 
 struct WorkerExit {
   bool timedOut = false;
+  /// Killed while the driver compiled the PTX (the "jit" event without
+  /// its "jit_done").
+  bool inJit = false;
   int status = 0; // from waitpid
 };
 
-/// Runs one worker from `first`; fills results[i] as they arrive and returns
-/// how the worker ended and which workload was in flight (-1 if none).
+/// Runs one worker from `first`; fills results[i] as they arrive, adds what
+/// the worker prints to `output[i]` of the workload in flight (else of the
+/// last one started, else of `first`), and returns how the worker ended
+/// and which workload was in flight (-1 if none).
 WorkerExit runOne(const SuperviseOptions &options, unsigned first,
                   std::vector<std::optional<WorkloadResult>> &results,
-                  RunResult &run, int &inFlight) {
-  int fds[2];
+                  std::vector<OutputCapture> &output, RunResult &run,
+                  int &inFlight) {
+  WorkerExit exit;
+  int fds[2], outFds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
-    WorkerExit e;
-    e.status = -1;
-    return e;
+    exit.status = -1;
+    return exit;
+  }
+  if (pipe2(outFds, O_CLOEXEC) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    exit.status = -1;
+    return exit;
   }
   // The child's end must survive exec.
   int childFd = fcntl(fds[1], F_DUPFD, 100);
@@ -56,23 +77,40 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
   for (std::string &a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  // stdout and stderr into the capture pipe (dup2 clears close-on-exec).
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, outFds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, outFds[1], 2);
   pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
   close(childFd);
-  WorkerExit exit;
+  close(outFds[1]);
   if (rc != 0) {
     close(fds[0]);
+    close(outFds[0]);
     exit.status = -1;
     return exit;
   }
   inFlight = -1;
+  int lastStarted = -1;
+  bool inJit = false;
   std::string pending;
   auto deadline = [&] {
+    double seconds = inJit ? options.compileTimeoutSeconds
+                           : options.timeoutSeconds;
     return std::chrono::steady_clock::now() +
-           std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
+           std::chrono::milliseconds(int64_t(seconds * 1000));
   };
   auto until = deadline();
   char buf[65536];
+  auto capture = [&](StringRef bytes) {
+    int to = inFlight >= 0 ? inFlight : lastStarted >= 0 ? lastStarted : first;
+    if (size_t(to) < output.size())
+      output[to].append(bytes);
+  };
+  bool outOpen = true;
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     until - std::chrono::steady_clock::now())
@@ -80,13 +118,23 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
     if (left <= 0) {
       kill(pid, SIGKILL);
       exit.timedOut = true;
+      exit.inJit = inJit;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
-    int n = poll(&p, 1, int(std::min<int64_t>(left, 1000)));
+    pollfd p[2] = {{fds[0], POLLIN, 0}, {outOpen ? outFds[0] : -1, POLLIN, 0}};
+    int n = poll(p, 2, int(std::min<int64_t>(left, 1000)));
     if (n < 0 && errno == EINTR)
       continue;
-    if (n == 0)
+    if (n <= 0)
+      continue;
+    if (outOpen && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      ssize_t got = read(outFds[0], buf, sizeof(buf));
+      if (got > 0)
+        capture(StringRef(buf, got));
+      else if (got == 0 || errno != EINTR)
+        outOpen = false;
+    }
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
       continue;
     ssize_t got = read(fds[0], buf, sizeof(buf));
     if (got < 0 && errno == EINTR)
@@ -106,9 +154,11 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
       const json::Object *o = v->getAsObject();
       if (!o)
         continue;
-      until = deadline();
       StringRef event = o->getString("event").value_or("");
       int64_t index = o->getInteger("index").value_or(-1);
+      if (event == "jit" || event == "jit_done")
+        inJit = event == "jit";
+      until = deadline();
       if (event == "device") {
         run.device = o->getString("device").value_or("").str();
         run.peakTflops = o->getNumber("peak_tflops").value_or(0);
@@ -123,6 +173,7 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
         run.cublasLtVersion = o->getInteger("cublaslt_version").value_or(0);
       } else if (event == "start") {
         inFlight = index;
+        lastStarted = index;
         if (options.progress)
           *options.progress << "  running workload " << index + 1 << "/"
                             << results.size() << "...\n";
@@ -138,7 +189,26 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
   close(fds[0]);
   while (waitpid(pid, &exit.status, 0) < 0 && errno == EINTR)
     ;
+  // What the worker printed last (its process and any child are gone or
+  // the pipe is closed once they are).
+  if (outOpen) {
+    fcntl(outFds[0], F_SETFL, O_NONBLOCK);
+    ssize_t got;
+    while ((got = read(outFds[0], buf, sizeof(buf))) > 0)
+      capture(StringRef(buf, got));
+  }
+  close(outFds[0]);
   return exit;
+}
+
+/// "; it printed N bytes meanwhile ..." for a watchdog message.
+std::string printedNote(const OutputCapture &output) {
+  if (!output.total())
+    return "";
+  return formatv("; meanwhile it printed {0} bytes (device printf), so it "
+                 "may have been slowed down by printing rather than hung",
+                 output.total())
+      .str();
 }
 
 } // namespace
@@ -147,10 +217,11 @@ void ptxbench::runtime::superviseWorkers(const std::vector<Workload> &workloads,
                                          const SuperviseOptions &options,
                                          RunResult &run) {
   std::vector<std::optional<WorkloadResult>> results(workloads.size());
+  std::vector<OutputCapture> output(workloads.size());
   unsigned next = 0;
   while (next < workloads.size()) {
     int inFlight = -1;
-    WorkerExit e = runOne(options, next, results, run, inFlight);
+    WorkerExit e = runOne(options, next, results, output, run, inFlight);
     // The first workload without a result is where the worker stopped.
     unsigned stopped = next;
     while (stopped < workloads.size() && results[stopped])
@@ -165,12 +236,31 @@ void ptxbench::runtime::superviseWorkers(const std::vector<Workload> &workloads,
     if (e.status == -1) {
       r.status = Status::HarnessError;
       r.message = "cannot start a worker process (" + options.argv[0] + ")";
+    } else if (e.timedOut && e.inJit) {
+      // Every workload needs the same compilation: none can run.
+      r.status = Status::CompileTimeout;
+      r.message = formatv("the driver's PTX JIT (ptxas) did not finish "
+                          "within {0} s (the compile limit, "
+                          "--compile-timeout)",
+                          format("%g", options.compileTimeoutSeconds))
+                      .str();
+      for (unsigned i = stopped; i < workloads.size(); ++i)
+        if (!results[i]) {
+          WorkloadResult same = r;
+          same.workload = workloads[i].name;
+          same.params = workloads[i].params;
+          results[i] = same;
+        }
+      break;
     } else if (e.timedOut) {
       r.status = Status::Timeout;
       r.message = "killed by the watchdog after " +
                   formatv("{0}", options.timeoutSeconds).str() +
-                  " s without progress (a hang, e.g. an mbarrier wait that "
-                  "never completes)";
+                  " s without progress" +
+                  (output[stopped].total()
+                       ? printedNote(output[stopped])
+                       : " (a hang, e.g. an mbarrier wait that never "
+                         "completes)");
     } else if (WIFSIGNALED(e.status)) {
       r.status = Status::RuntimeError;
       r.message = "the worker process died with signal " +
@@ -196,6 +286,9 @@ void ptxbench::runtime::superviseWorkers(const std::vector<Workload> &workloads,
   run.workloads.clear();
   for (unsigned i = 0; i < workloads.size(); ++i) {
     if (results[i]) {
+      results[i]->outputBytes = output[i].total();
+      results[i]->outputHead = output[i].head();
+      results[i]->outputTail = output[i].tail();
       run.workloads.push_back(*results[i]);
       continue;
     }

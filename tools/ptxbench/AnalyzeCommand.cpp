@@ -21,6 +21,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -68,6 +69,12 @@ cl::opt<std::string>
 cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),
                             cl::value_desc("file"), cl::sub(analyzeCmd));
 
+cl::opt<double> compileTimeout(
+    "compile-timeout",
+    cl::desc("Seconds NVRTC may take to compile a .cu input (it runs in a "
+             "child process, stopped past it)"),
+    cl::init(60), cl::sub(analyzeCmd));
+
 int fail(const Twine &message) {
   WithColor::error(errs(), "ptxbench analyze") << message << "\n";
   return 1;
@@ -84,8 +91,15 @@ bool loadPTX(const MemoryBuffer &file, std::string &ptx) {
     fail("--arch is needed to compile CUDA C++");
     return false;
   }
+  toolchain::CompileLimits limits;
+  limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
+  limits.seconds = compileTimeout;
   toolchain::CompiledSource compiled =
-      toolchain::compileCUDA(file.getBuffer(), input, arch);
+      toolchain::compileCUDA(file.getBuffer(), input, arch, limits);
+  if (compiled.timedOut) {
+    fail("COMPILE_TIMEOUT: " + compiled.log);
+    return false;
+  }
   for (const toolchain::CompilerMessage &message : compiled.messages)
     errs() << message.file << ':' << message.line << ": "
            << (message.error ? "error: " : "warning: ") << message.text

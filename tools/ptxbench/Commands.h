@@ -50,6 +50,10 @@ Command mergeCommand();
 /// `ptxbench report --db FILE [--format F] [--sample ID]`.
 Command reportCommand();
 
+/// `ptxbench compile-cuda --arch A --name N IN.cu OUT.json` (internal: the
+/// child process that compiles under the compile limits).
+Command compileCommand();
+
 /// `ptxbench fixit --db FILE -o OUT.jsonl [--max-per-task N] ...`.
 Command fixitCommand();
 

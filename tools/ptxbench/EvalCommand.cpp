@@ -68,6 +68,11 @@ cl::opt<std::string> gpus("gpus",
 cl::opt<double> runTimeout("timeout",
                            cl::desc("Seconds a run may go without progress"),
                            cl::init(60), cl::sub(evalCmd));
+cl::opt<double> compileTimeout(
+    "compile-timeout",
+    cl::desc("Seconds NVRTC and the driver's PTX JIT may take to compile a "
+             "sample (COMPILE_TIMEOUT past it)"),
+    cl::init(60), cl::sub(evalCmd));
 
 int fail(const Twine &message) {
   WithColor::error(errs(), "ptxbench eval") << message << "\n";
@@ -85,6 +90,7 @@ int runEval() {
   options.assemble = !noAssemble;
   options.sass = sass;
   options.runTimeoutSeconds = runTimeout;
+  options.compileTimeoutSeconds = compileTimeout;
   auto parsedShard = eval::parseShard(shard);
   if (!parsedShard)
     return fail(toString(parsedShard.takeError()));

@@ -21,6 +21,7 @@
 #include "ptxbench/Dialect/PTX/Transforms/Passes.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
+#include "ptxbench/Runtime/Containment.h"
 #include "ptxbench/Runtime/Harness.h"
 #include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
@@ -33,6 +34,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -70,6 +72,11 @@ cl::opt<double> runTimeout("timeout",
                            cl::desc("Seconds a worker may go without "
                                     "progress before it is killed"),
                            cl::init(60), cl::sub(runCmd));
+cl::opt<double> runCompileTimeout(
+    "compile-timeout",
+    cl::desc("Seconds NVRTC, and the driver's PTX JIT, may take to compile "
+             "the submission (COMPILE_TIMEOUT past it)"),
+    cl::init(60), cl::sub(runCmd));
 cl::opt<bool> runNoBaseline("no-baseline",
                             cl::desc("Do not time the baseline library"),
                             cl::sub(runCmd));
@@ -81,7 +88,20 @@ cl::opt<bool> runRemeasure("remeasure-peaks",
                            cl::desc("Measure the card's speed of light again "
                                     "instead of reading the cached figure"),
                            cl::sub(runCmd));
+cl::opt<bool> runSanitize(
+    "sanitize",
+    cl::desc("Also run the checked trials of the smallest workload under "
+             "compute-sanitizer (memcheck, racecheck, synccheck) and record "
+             "its findings"),
+    cl::sub(runCmd));
+cl::opt<bool> runCheckOnly("check-only",
+                           cl::desc("(internal) the checked trials only"),
+                           cl::Hidden, cl::sub(runCmd));
 cl::opt<std::string> runCountPtx("count-ptx", cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runPtx("ptx",
+                            cl::desc("(internal) the submission compiled to "
+                                     "PTX by the parent"),
+                            cl::Hidden, cl::sub(runCmd));
 cl::list<std::string> runCountFamilies("count-families", cl::Hidden,
                                        cl::CommaSeparated, cl::sub(runCmd));
 cl::opt<bool> runWorkerMode("worker", cl::desc("(internal) run as a worker"),
@@ -89,6 +109,116 @@ cl::opt<bool> runWorkerMode("worker", cl::desc("(internal) run as a worker"),
 cl::opt<unsigned> runFirst("first-workload", cl::Hidden, cl::init(0),
                            cl::sub(runCmd));
 cl::opt<int> runResultFd("result-fd", cl::Hidden, cl::init(1), cl::sub(runCmd));
+
+/// A temporary file removed when it goes out of scope.
+struct TempPath {
+  std::string path;
+  bool create(StringRef text) {
+    SmallString<128> p;
+    int fd;
+    if (sys::fs::createTemporaryFile("ptxbench-submission", "ptx", fd, p))
+      return false;
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << text;
+    path = std::string(p);
+    return !os.has_error();
+  }
+  ~TempPath() {
+    if (!path.empty())
+      sys::fs::remove(path);
+  }
+};
+
+/// compute-sanitizer: $PATH, then the toolkit's.
+std::optional<std::string> findSanitizer() {
+  if (auto found = sys::findProgramByName("compute-sanitizer"))
+    return *found;
+  for (StringRef path : {"/usr/local/cuda/bin/compute-sanitizer"})
+    if (sys::fs::can_execute(path))
+      return path.str();
+  return std::nullopt;
+}
+
+/// Runs the checked trials of the smallest of `workloads` under each
+/// compute-sanitizer tool (the worker with --check-only) and records the
+/// findings in `run`.
+void sanitize(const Task &task, ArrayRef<Workload> workloads,
+              const std::vector<std::string> &workerArgv, RunResult &run) {
+  std::optional<std::string> tool = findSanitizer();
+  if (!tool) {
+    run.sanitizerNote = "compute-sanitizer is missing (not on PATH nor in "
+                        "/usr/local/cuda/bin); nothing was sanitized";
+    return;
+  }
+  const Workload *smallest = nullptr;
+  double smallestBytes = 0;
+  for (const Workload &w : workloads) {
+    double bytes = 0;
+    if (auto b = task.bytes.evaluate(w.params))
+      bytes = double(*b);
+    else
+      consumeError(b.takeError());
+    if (!smallest || bytes < smallestBytes) {
+      smallest = &w;
+      smallestBytes = bytes;
+    }
+  }
+  if (!smallest)
+    return;
+  run.sanitizedWorkload = smallest->name;
+  for (StringRef name : {"memcheck", "racecheck", "synccheck"}) {
+    SmallString<128> log;
+    if (sys::fs::createTemporaryFile("ptxbench-sanitizer", "log", log)) {
+      run.sanitizerNote = "cannot create a temporary file";
+      return;
+    }
+    std::vector<std::string> args = {*tool, "--tool", name.str(),
+                                     "--print-limit", "20"};
+    for (const std::string &a : workerArgv) {
+      if (StringRef(a).starts_with("--count-"))
+        continue; // no feature counts under the sanitizer
+      args.push_back(StringRef(a).starts_with("--shapes=")
+                         ? "--shapes=" + smallest->name
+                         : a);
+    }
+    args.push_back("--check-only");
+    args.push_back("--no-baseline");
+    args.push_back("--first-workload=0");
+    args.push_back("--result-fd=1");
+    std::vector<StringRef> argv(args.begin(), args.end());
+    std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
+                                            StringRef(log)};
+    std::string error;
+    int rc = sys::ExecuteAndWait(*tool, argv, std::nullopt, redirects,
+                                 /*SecondsToWait=*/600, 0, &error);
+    SanitizerReport report;
+    report.tool = name.str();
+    if (auto text = MemoryBuffer::getFile(log)) {
+      StringRef all = (*text)->getBuffer();
+      // The worker's own JSON events are not part of the report.
+      OutputCapture capture;
+      for (StringRef line : split(all, '\n'))
+        if (!line.starts_with("{\"event\""))
+          capture.append((line + "\n").str());
+      report.head = capture.head();
+      report.tail = capture.tail();
+      report.bytes = capture.total();
+      size_t at = all.rfind("ERROR SUMMARY: ");
+      if (at != StringRef::npos) {
+        int64_t n = -1;
+        if (!all.drop_front(at + 15).take_until([](char c) {
+               return c == ' ';
+             }).getAsInteger(10, n))
+          report.errors = n;
+      }
+    }
+    if (rc < 0 && report.errors < 0)
+      report.head = "compute-sanitizer " + name.str() + " failed: " + error +
+                    "\n" + report.head;
+    sys::fs::remove(log);
+    run.sanitizer.push_back(std::move(report));
+  }
+}
 
 int writeJson(const RunResult &run) {
   if (runJson.empty())
@@ -113,10 +243,10 @@ struct Instrumented {
   std::string note; // why there are no counts
 };
 
-/// Gets the submission's PTX for `arch` (NVRTC for .cu), counts the
-/// requested families in it (FeatureAnalysis, reachable instructions), runs
+/// Counts the requested families in the submission's PTX for `arch`
+/// (FeatureAnalysis, reachable instructions), runs
 /// --ptx-instrument-features and writes the result to a temporary file.
-Instrumented instrumentSubmission(const Task &task, StringRef source,
+Instrumented instrumentSubmission(const Task &task, StringRef ptx,
                                   StringRef arch) {
   Instrumented result;
   auto it = task.features.find(arch.str());
@@ -138,18 +268,6 @@ Instrumented instrumentSubmission(const Task &task, StringRef source,
   }
   if (result.families.empty())
     return result;
-  std::string ptx;
-  if (sys::path::extension(runSolution) == ".ptx") {
-    ptx = source.str();
-  } else {
-    toolchain::CompiledSource compiled = toolchain::compileCUDA(
-        source, sys::path::filename(runSolution), arch);
-    if (!compiled.ok) {
-      result.note += "NVRTC could not compile the submission for counting";
-      return result;
-    }
-    ptx = compiled.ptx;
-  }
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       MemoryBuffer::getMemBufferCopy(ptx, sys::path::filename(runSolution)),
@@ -236,6 +354,8 @@ int runRun() {
     options.countFamilies.assign(runCountFamilies.begin(),
                                  runCountFamilies.end());
     options.remeasurePeaks = runRemeasure;
+    options.ptxPath = runPtx;
+    options.checkOnly = runCheckOnly;
     return runWorker(*task, *plan, source, *workloads, options);
   }
 
@@ -288,6 +408,37 @@ int runRun() {
     return 3;
   }
 
+  // Compile once, here, under the compile limits; the worker and the
+  // feature counts use this PTX.
+  std::string ptx = source.str(), compileLog;
+  TempPath ptxFile;
+  if (sys::path::extension(runSolution) != ".ptx") {
+    toolchain::CompileLimits limits;
+    limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
+    limits.seconds = runCompileTimeout;
+    toolchain::CompiledSource compiled = toolchain::compileCUDA(
+        source, sys::path::filename(runSolution), arch, limits);
+    compileLog = StringRef(compiled.log).rtrim(StringRef("\0\n", 2)).str();
+    if (!compiled.ok) {
+      for (WorkloadResult &r : run.workloads) {
+        r.status = compiled.timedOut ? Status::CompileTimeout
+                                     : Status::CompileError;
+        r.message = compiled.timedOut ? compileLog
+                                      : "NVRTC (" + arch + ") failed:\n" +
+                                            compileLog;
+        r.compileLog = compileLog;
+      }
+      printSummary(run, outs());
+      int rc = writeJson(run);
+      return rc ? rc : 1;
+    }
+    ptx = std::move(compiled.ptx);
+    if (!ptxFile.create(ptx)) {
+      errs() << "ptxbench: cannot write a temporary PTX file\n";
+      return 2;
+    }
+  }
+
   uint64_t seed = runSeed;
   if (!seed)
     seed =
@@ -305,9 +456,11 @@ int runRun() {
     options.argv.push_back("--no-baseline");
   if (runRemeasure)
     options.argv.push_back("--remeasure-peaks");
+  if (!ptxFile.path.empty())
+    options.argv.push_back("--ptx=" + ptxFile.path);
   Instrumented counted;
   if (!runNoCounts) {
-    counted = instrumentSubmission(*task, source, arch);
+    counted = instrumentSubmission(*task, ptx, arch);
     if (!counted.path.empty()) {
       options.argv.push_back("--count-ptx=" + counted.path);
       options.argv.push_back("--count-families=" +
@@ -315,13 +468,18 @@ int runRun() {
     }
   }
   options.timeoutSeconds = runTimeout;
+  options.compileTimeoutSeconds = runCompileTimeout;
   options.progress = &errs();
   outs() << "seed " << seed << " (rerun with --seed=" << seed
          << " to reproduce)\n";
   superviseWorkers(*workloads, options, run);
+  if (runSanitize)
+    sanitize(*task, *workloads, options.argv, run);
   if (!counted.path.empty())
     sys::fs::remove(counted.path);
   for (WorkloadResult &r : run.workloads) {
+    if (r.compileLog.empty())
+      r.compileLog = compileLog;
     for (FeatureCount &f : r.features)
       if (auto it = counted.inCode.find(f.family); it != counted.inCode.end())
         f.inCode = it->second;

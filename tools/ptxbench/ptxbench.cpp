@@ -17,7 +17,8 @@ int main(int argc, char **argv) {
       cli::summaryCommand(), cli::analyzeCommand(), cli::extractCommand(),
       cli::runCommand(),     cli::promptCommand(),  cli::feedbackCommand(),
       cli::tasksCommand(),   cli::evalCommand(),    cli::mergeCommand(),
-      cli::reportCommand(),  cli::fixitCommand(),   cli::generateCommand()};
+      cli::reportCommand(),  cli::fixitCommand(),   cli::generateCommand(),
+      cli::compileCommand()};
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "ptxbench: architecture-specific PTX benchmark\n");
   for (const cli::Command &command : commands)

@@ -95,6 +95,44 @@ TEST(WorkerTest, SilentExitIsHarnessError) {
   EXPECT_EQ(run.workloads[1].status, Status::HarnessError);
 }
 
+TEST(WorkerTest, PrintedOutputIsCapturedPerWorkload) {
+  // Workload 0 prints 1 MB and passes; workload 1 prints a few lines and
+  // hangs: its TIMEOUT says that it printed, not that it hung.
+  RunResult run = supervise(
+      "start 0; head -c 1000000 /dev/zero | tr '\\0' 'x'; echo END0; pass 0\n"
+      "start 1; echo first line; echo last line >&2; exec sleep 30\n",
+      2, 1);
+  ASSERT_EQ(run.workloads.size(), 2u);
+  const WorkloadResult &a = run.workloads[0], &b = run.workloads[1];
+  EXPECT_EQ(a.status, Status::Passed);
+  EXPECT_EQ(a.outputBytes, 1000005u);
+  EXPECT_EQ(a.outputHead, std::string(4096, 'x'));
+  EXPECT_EQ(a.outputTail.size(), 4096u);
+  EXPECT_EQ(a.outputTail.substr(4090), "xEND0\n");
+  EXPECT_EQ(b.status, Status::Timeout);
+  EXPECT_EQ(b.outputBytes, 21u);
+  EXPECT_EQ(b.outputHead, "first line\nlast line\n");
+  EXPECT_NE(b.message.find("printed 21 bytes"), std::string::npos) << b.message;
+  EXPECT_EQ(b.message.find("a hang"), std::string::npos) << b.message;
+}
+
+TEST(WorkerTest, JitPastTheCompileLimitIsCompileTimeout) {
+  SuperviseOptions options;
+  options.argv = {"/bin/bash", "-c",
+                  "fd=${2#--result-fd=}; echo '{\"event\":\"jit\"}' >&$fd; "
+                  "exec sleep 30",
+                  "fake-worker"};
+  options.timeoutSeconds = 60;
+  options.compileTimeoutSeconds = 0.5;
+  RunResult run;
+  superviseWorkers(workloads(2), options, run);
+  ASSERT_EQ(run.workloads.size(), 2u);
+  for (const WorkloadResult &r : run.workloads) {
+    EXPECT_EQ(r.status, Status::CompileTimeout) << r.workload;
+    EXPECT_NE(r.message.find("PTX JIT"), std::string::npos) << r.message;
+  }
+}
+
 TEST(WorkerTest, MissingExecutable) {
   SuperviseOptions options;
   options.argv = {"/nonexistent/ptxbench"};

@@ -30,6 +30,7 @@ struct GpuRunOptions {
   /// The value of CUDA_VISIBLE_DEVICES; empty leaves it unset.
   std::string gpu;
   double timeoutSeconds = 60;
+  double compileTimeoutSeconds = 60;
 };
 
 /// Runs `record`'s code; fills runStatus, runJson and runSeconds. A harness

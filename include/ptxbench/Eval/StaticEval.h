@@ -14,6 +14,7 @@
 
 #include "ptxbench/Eval/Sample.h"
 #include "ptxbench/Eval/SampleTree.h"
+#include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include <memory>
 #include <vector>
@@ -29,6 +30,9 @@ struct StaticOptions {
   bool sass = false;
   /// The task requires fp32 accumulation (f16-accumulator findings).
   bool f32Accumulate = false;
+  /// How .cu samples are compiled: NVRTC in a child process under a time
+  /// and memory limit when `compileLimits.helper` is set.
+  toolchain::CompileLimits compileLimits;
 };
 
 /// Fills `record`'s code, language and solution path from `input`'s files.

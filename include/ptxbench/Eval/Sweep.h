@@ -39,6 +39,9 @@ struct SweepOptions {
   /// The ptxbench executable (for `ptxbench run`).
   std::string tool;
   double runTimeoutSeconds = 60;
+  /// Seconds NVRTC (static analysis and run) and the driver's JIT may take
+  /// to compile a sample.
+  double compileTimeoutSeconds = 60;
   /// Progress lines, when set.
   llvm::raw_ostream *progress = nullptr;
 };

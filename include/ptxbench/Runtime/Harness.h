@@ -30,6 +30,9 @@ std::string archName(int major, int minor);
 
 struct WorkerOptions {
   std::string solutionPath;
+  /// The submission compiled to PTX by the parent (under the compile
+  /// limits); empty for a .ptx submission, which is loaded as it is.
+  std::string ptxPath;
   uint64_t seed = 0;
   /// Index of the first workload to run (a restarted worker skips those
   /// already reported).
@@ -46,6 +49,9 @@ struct WorkerOptions {
   std::vector<std::string> countFamilies;
   /// Measure the card's speed of light even when a cached figure exists.
   bool remeasurePeaks = false;
+  /// Only the checked trials: no timing, no baseline, no feature counts
+  /// (the runs under compute-sanitizer).
+  bool checkOnly = false;
 };
 
 /// Runs `workloads[first..]` in this process. Returns the process exit

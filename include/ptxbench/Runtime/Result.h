@@ -26,6 +26,7 @@ enum class Status {
   Incorrect,    // ran, an output check failed
   Suspicious,   // ran, correct, but faster than the hardware allows
   CompileError, // NVRTC or the driver's PTX JIT rejected the submission
+  CompileTimeout, // NVRTC or the driver's PTX JIT ran past its time limit
   PlanError,    // the launch plan is malformed or does not fit the task
   LaunchError,  // the driver refused a launch (resources, bad config, symbol)
   RuntimeError, // a fault during execution (illegal address, trap, ...)
@@ -66,6 +67,17 @@ CompareStats compareOutputs(llvm::ArrayRef<float> out,
                             llvm::ArrayRef<float> ref,
                             std::optional<Tolerance> tol,
                             std::optional<double> relL2);
+
+/// What the device-side check of one output (the harness's ptxbench_check
+/// kernel, run after every launch of the timing loop) adds up.
+struct CheckSums {
+  uint64_t count = 0, unwritten = 0, nonFinite = 0, outOfTolerance = 0;
+  double maxAbsErr = 0, errSq = 0, refSq = 0;
+};
+/// The verdict on `sums`, with the same checks and order as
+/// compareOutputs (no worst element: the device does not look for it).
+CompareStats judgeSums(const CheckSums &sums, std::optional<Tolerance> tol,
+                       std::optional<double> relL2);
 
 /// One output tensor's check.
 struct NamedCheck {
@@ -174,6 +186,13 @@ struct WorkloadResult {
   std::string baselineVersion;
   double flops = 0, bytes = 0;
   std::string compileLog, jitLog;
+  /// What the worker wrote to stdout/stderr while this workload ran
+  /// (device printf): the byte count and the first and last few KiB.
+  uint64_t outputBytes = 0;
+  std::string outputHead, outputTail;
+  /// Distinct input sets the timed launches rotated through, and how many
+  /// timed launches had their outputs checked.
+  unsigned inputSets = 0, timedLaunchesChecked = 0;
   /// Run-time counts of the task's requested families for this GPU, and
   /// why they are missing when the instrumented run did not happen.
   std::vector<FeatureCount> features;
@@ -186,6 +205,16 @@ struct WorkloadResult {
     std::string kind, message;
   };
   std::vector<WorkFinding> workFindings;
+};
+
+/// One compute-sanitizer tool's findings (`ptxbench run --sanitize`).
+struct SanitizerReport {
+  std::string tool; // memcheck, racecheck, synccheck
+  /// Its ERROR SUMMARY count; -1 when it did not print one.
+  int64_t errors = -1;
+  /// The first and last KiB of its report.
+  std::string head, tail;
+  uint64_t bytes = 0;
 };
 
 /// The result of one submission over its workloads.
@@ -218,6 +247,10 @@ struct RunResult {
   /// cublasLtGetVersion (0 when cuBLASLt did not load).
   std::string driver;
   int64_t cudaDriverVersion = 0, cublasLtVersion = 0;
+  /// --sanitize: the workload the tools ran on, their reports, and why
+  /// there are none.
+  std::string sanitizedWorkload, sanitizerNote;
+  std::vector<SanitizerReport> sanitizer;
 };
 
 llvm::json::Value toJSON(const CompareStats &stats);

@@ -4,7 +4,8 @@
 // with --worker), reads its JSON events from a private pipe, kills it when it
 // stays silent past the watchdog timeout, classifies the way it ended
 // (TIMEOUT for a hang, RUNTIME_ERROR for a crash or lost context) and starts
-// a fresh worker for the workloads left.
+// a fresh worker for the workloads left. What the worker prints (device
+// printf) is captured, bounded, into each workload's result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,9 @@ struct SuperviseOptions {
   /// Seconds a worker may stay silent (one workload's compile, checks and
   /// timing must fit).
   double timeoutSeconds = 60;
+  /// Seconds the driver's PTX JIT may take (between the worker's "jit" and
+  /// "jit_done" events); past it, COMPILE_TIMEOUT.
+  double compileTimeoutSeconds = 60;
   /// Print one line per event to this stream (progress), when set.
   llvm::raw_ostream *progress = nullptr;
 };

@@ -27,6 +27,9 @@ struct CompilerMessage {
 
 struct CompiledSource {
   bool ok = false;
+  /// The compilation ran past its time limit and was stopped (`log` says
+  /// so); `ok` is false.
+  bool timedOut = false;
   std::string ptx;
   std::string log;
   std::vector<CompilerMessage> messages;
@@ -42,6 +45,31 @@ std::string nvrtcVersion();
 /// included (for <cuda/ptx>), are on the include path.
 CompiledSource compileCUDA(llvm::StringRef source, llvm::StringRef name,
                            llvm::StringRef arch);
+
+/// Limits on compiling a submission. NVRTC runs in a child process (the
+/// `helper` executable's hidden `compile-cuda` command, see
+/// runCompileChild) that is killed after `seconds` of wall time and may
+/// use at most `memoryMB` of data memory, so a deliberately slow or huge
+/// compilation cannot stall the caller.
+struct CompileLimits {
+  /// The executable with the `compile-cuda` command (ptxbench itself).
+  std::string helper;
+  double seconds = 60;
+  uint64_t memoryMB = 16384;
+};
+
+/// As above, under `limits`. A compilation stopped at the time limit has
+/// `timedOut` set; one that ran out of memory fails with a log saying so.
+CompiledSource compileCUDA(llvm::StringRef source, llvm::StringRef name,
+                           llvm::StringRef arch, const CompileLimits &limits);
+
+/// The child's side: limits its own data memory to `memoryMB`, compiles
+/// the file `inputPath` and writes the result as JSON (ok, ptx, log) to
+/// `outputPath`. Returns the process exit status (0 when the JSON was
+/// written).
+int runCompileChild(llvm::StringRef inputPath, llvm::StringRef name,
+                    llvm::StringRef arch, uint64_t memoryMB,
+                    llvm::StringRef outputPath);
 
 /// Parses NVRTC's or nvcc's log.
 std::vector<CompilerMessage> parseCompilerLog(llvm::StringRef log);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# integrity.sh - the harness's integrity and containment on a GPU host,
+# before and after: the hostile corpus (tasks/hostile) with the new binary
+# and, for the classes the old harness let through, with the old one; the
+# experts of every task (development shapes) with both, for their timings
+# and the harness's wall time per submission; every honest and broken
+# solution of the first task of each corpus with the new binary.
+#
+#   OUT=... bench/h200/integrity.sh BEFORE_PTXBENCH AFTER_PTXBENCH
+#
+# Stages run in order of importance and each only while time is left
+# (DEADLINE_S, default 540 s from the start); the compile bomb runs in the
+# background from the start (it only needs a CPU). Everything goes to
+# $OUT/integrity.tar.gz.
+set -u
+cd "$(dirname "$0")/../.."
+BEFORE=$1 AFTER=$2
+OUT=${OUT:-/tmp/ptxbench-integrity}
+R=$OUT/integrity
+mkdir -p "$R"
+START=$(date +%s)
+DEADLINE=$((START + ${DEADLINE_S:-540}))
+left() { echo $((DEADLINE - $(date +%s))); }
+export LD_LIBRARY_PATH="$(python3 utils/cuda-lib-path.py 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  "$AFTER" --version | head -3
+  nproc
+} > "$R/env.txt" 2>&1
+cat "$R/env.txt"
+pack() { tar -C "$OUT" -czf "$OUT/integrity.tar.gz" integrity; }
+trap pack EXIT
+
+# The compile bomb against the default 60 s limit, on the CPU, meanwhile.
+( ONLY=compile_bomb.cu tasks/hostile/run.sh "$AFTER" "$R/bomb" > "$R/bomb.log" 2>&1 ) &
+BOMB=$!
+
+stage() { # name minimum-seconds command...
+  local name=$1 need=$2; shift 2
+  if [ "$(left)" -lt "$need" ]; then
+    echo "skipped $name: $(left) s left" | tee -a "$R/stages.txt"; return
+  fi
+  local t0=$(date +%s)
+  timeout "$(left)" "$@" > "$R/$name.log" 2>&1
+  echo "$name: exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$R/stages.txt"
+}
+HOSTILE_GPU=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,spin_timed.cu,printf_bomb.cu,memo_rmsnorm.cu
+stage hostile-after 60 env ONLY=$HOSTILE_GPU tasks/hostile/run.sh "$AFTER" "$R/hostile-after"
+stage experts-after 60 env OUT="$R/experts-after" EXPERT_ONLY=1 SHAPES=dev tasks/run-solutions-h200.sh "$AFTER"
+stage experts-before 60 env OUT="$R/experts-before" EXPERT_ONLY=1 SHAPES=dev tasks/run-solutions-h200.sh "$BEFORE"
+stage corpus-after 60 env OUT="$R/corpus-after" SHAPES=dev ONLY=gemm_bf16_n4096_k4096,gemm_fp8_e4m3,mha_bwd_h48_d128,mha_fwd_lse_h48_d128,rmsnorm_h4096 tasks/run-solutions-h200.sh "$AFTER"
+stage hostile-before 40 env ONLY=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,memo_rmsnorm.cu tasks/hostile/run.sh "$BEFORE" "$R/hostile-before"
+wait $BOMB
+echo "bomb: $(tail -2 "$R/bomb.log" | head -1)" | tee -a "$R/stages.txt"
+for f in "$R"/*/table.txt; do echo "== $f"; cat "$f"; done

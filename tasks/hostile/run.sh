@@ -1,0 +1,61 @@
+#!/bin/bash
+# Runs every entry of tasks/hostile/manifest.json that has a status (and no
+# "run": "skip") through `ptxbench run` on a GPU host (the task's first
+# development workload, no baseline, no feature counts) and compares the
+# status with the manifest's, printing a table: file, expected, got, wall
+# seconds, captured output bytes and the message. Exit status 1 when a
+# status differs. (utils/check-hostile.py --run also checks run-time
+# feature verdicts, on all development workloads.)
+#
+# Usage: tasks/hostile/run.sh [PTXBENCH] [OUT]
+#   ONLY=a.cu,b.cu   only these files
+# An entry expecting TIMEOUT runs with a 10 s watchdog (--timeout 10).
+set -u
+PTXBENCH=${1:-build/bin/ptxbench}
+OUT=${2:-${OUT:-/tmp/ptxbench-hostile}}
+HERE=$(cd "$(dirname "$0")" && pwd)
+TASKS=$(dirname "$HERE")
+mkdir -p "$OUT"
+: > "$OUT/runs.txt"
+python3 - "$HERE/manifest.json" "$TASKS" "${ONLY:-}" > "$OUT/plan.txt" <<'PY'
+import json, os, sys
+manifest, tasks, only = sys.argv[1], sys.argv[2], set(filter(None, sys.argv[3].split(",")))
+for e in json.load(open(manifest))["entries"]:
+    if (only and e["file"] not in only) or not e.get("status") or e.get("run") == "skip":
+        continue
+    task = json.load(open(os.path.join(tasks, e["task"], "task.json")))
+    first = task["workloads"]["dev"][0]["name"]
+    print(e["file"], e["task"], e["status"], first)
+PY
+while read -r file task expected workload; do
+  timeout=60
+  [ "$expected" = TIMEOUT ] && timeout=10
+  start=$(date +%s%N)
+  "$PTXBENCH" run --task "$TASKS/$task" --solution "$HERE/$file" \
+    --shapes "$workload" --no-baseline --no-feature-counts \
+    --timeout "$timeout" --json "$OUT/${file%.cu}.json" \
+    > "$OUT/${file%.cu}.out" 2> "$OUT/${file%.cu}.err"
+  echo "$file $expected $(( ($(date +%s%N) - start) / 1000000 ))" >> "$OUT/runs.txt"
+done < "$OUT/plan.txt"
+python3 - "$OUT" <<'PY' | tee "$OUT/table.txt"
+import json, os, sys
+out = sys.argv[1]
+bad = 0
+print(f"{'file':24} {'expected':16} {'got':16} {'ok':3} {'wall_s':>6} {'printed':>9}  message")
+for line in open(os.path.join(out, "runs.txt")):
+    file, expected, wall = line.split()
+    path = os.path.join(out, file[:-3] + ".json")
+    got, printed, message = "NO_RESULT", 0, ""
+    if os.path.exists(path):
+        r = json.load(open(path))
+        got = r.get("status", "NO_RESULT")
+        for w in r.get("workloads", []):
+            printed += w.get("output", {}).get("bytes", 0)
+            if w.get("message") and not message:
+                message = " ".join(w["message"].split())[:300]
+    ok = got == expected
+    bad += not ok
+    print(f"{file:24} {expected:16} {got:16} {'yes' if ok else 'NO':3} {int(wall)/1000:6.1f} {printed:9}  {message}")
+print(f"{bad} run(s) differ from the manifest")
+sys.exit(1 if bad else 0)
+PY

@@ -1,0 +1,66 @@
+"""Checks tasks/hostile/manifest.json against the folder and the tool.
+
+Every .cu file of the folder has exactly one entry and every entry a file;
+each entry names a task that exists and a status `ptxbench run` knows (the
+table in lib/Runtime/Result.cpp; null while not yet measured); each file
+opens with a comment saying what it games. (utils/check-hostile.py checks
+the entries' static verdicts and, on a GPU, their runs.) With --check-plans, each launch plan is checked
+against its task by `ptxbench run` on a machine without a GPU (exit status
+3: the plan checks out, nothing was run). Prints one line per file.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--src", required=True)
+parser.add_argument("--bin", default="ptxbench")
+parser.add_argument("--check-plans", action="store_true")
+args = parser.parse_args()
+
+hostile = os.path.join(args.src, "tasks", "hostile")
+with open(os.path.join(args.src, "lib", "Runtime", "Result.cpp")) as f:
+    statuses = set(re.findall(r'\{Status::\w+, "(\w+)"\}', f.read()))
+manifest = json.load(open(os.path.join(hostile, "manifest.json")))
+entries = manifest["entries"]
+errors = []
+files = sorted(f for f in os.listdir(hostile) if f.endswith(".cu"))
+listed = [e.get("file") for e in entries]
+for f in files:
+    if listed.count(f) != 1:
+        errors.append(f"{f}: listed {listed.count(f)} times in the manifest")
+for e in entries:
+    f = e.get("file", "?")
+    for key in ("file", "task"):
+        if not e.get(key):
+            errors.append(f"{f}: the entry has no '{key}'")
+    if f not in files:
+        errors.append(f"{f}: in the manifest but not in the folder")
+        continue
+    if not os.path.exists(os.path.join(args.src, "tasks", e.get("task", ""), "task.json")):
+        errors.append(f"{f}: unknown task '{e.get('task')}'")
+        continue
+    if "status" not in e or (e["status"] is not None and e["status"] not in statuses):
+        errors.append(f"{f}: unknown status '{e.get('status')}'")
+    with open(os.path.join(hostile, f)) as src:
+        if not src.readline().startswith("//"):
+            errors.append(f"{f}: no header comment saying what it games")
+    line = f"ok   {f}: {e['task']} {e.get('status')}"
+    if args.check_plans:
+        run = subprocess.run(
+            [args.bin, "run", "--task", os.path.join(args.src, "tasks", e["task"]),
+             "--solution", os.path.join(hostile, f)],
+            capture_output=True, text=True)
+        if run.returncode != 3 or "checks out" not in run.stdout:
+            errors.append(f"{f}: the launch plan does not check out against "
+                          f"{e['task']} (exit {run.returncode}): {run.stdout.strip()[-300:]}")
+            continue
+        line += ", plan checks out"
+    print(line)
+for error in errors:
+    print("FAIL " + error)
+print(f"{len(entries)} entries, {len(errors)} problem(s)")
+sys.exit(1 if errors else 0)
