@@ -51,6 +51,10 @@ stage experts-after 60 env OUT="$R/experts-after" EXPERT_ONLY=1 SHAPES=dev tasks
 stage experts-before 60 env OUT="$R/experts-before" EXPERT_ONLY=1 SHAPES=dev tasks/run-solutions-h200.sh "$BEFORE"
 stage corpus-after 60 env OUT="$R/corpus-after" SHAPES=dev ONLY=gemm_bf16_n4096_k4096,gemm_fp8_e4m3,mha_bwd_h48_d128,mha_fwd_lse_h48_d128,rmsnorm_h4096 tasks/run-solutions-h200.sh "$AFTER"
 stage hostile-before 40 env ONLY=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,memo_rmsnorm.cu tasks/hostile/run.sh "$BEFORE" "$R/hostile-before"
+# compute-sanitizer on a file that reads out of bounds (smallest workload).
+stage sanitize 60 timeout 150 "$AFTER" run --task tasks/gemm_bf16_n4096_k4096 \
+  --solution tasks/hostile/oob_read.cu --shapes heldout-m1024 --no-baseline \
+  --no-feature-counts --sanitize --json "$R/sanitize.json"
 wait $BOMB
 echo "bomb: $(tail -2 "$R/bomb.log" | head -1)" | tee -a "$R/stages.txt"
 for f in "$R"/*/table.txt; do echo "== $f"; cat "$f"; done

@@ -206,6 +206,8 @@ private:
   std::unique_ptr<Operator> op;
   std::vector<InputSet> sets;
   unsigned active = 0;
+  /// Only the checked trials will run: no more input sets than trials.
+  bool trialsOnly = false;
 
   MaybeFail allocate();
   /// Allocates, fills and hashes input set `s` and computes its reference.
@@ -286,8 +288,8 @@ MaybeFail WorkloadRunner::allocate() {
   uint64_t budget = inputSetBudget;
   if (d.cuMemGetInfo(&freeBytes, &totalBytes) == CUDA_SUCCESS)
     budget = std::min<uint64_t>(budget, freeBytes / 4);
-  unsigned count =
-      inputSetCount(inputBytes + referenceBytes, budget, maxInputSets);
+  unsigned count = inputSetCount(inputBytes + referenceBytes, budget,
+                                 trialsOnly ? task.trials : maxInputSets);
   sets.resize(count);
   for (unsigned s = 0; s < count; ++s) {
     TRY(prepareInputSet(s));
@@ -868,6 +870,7 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
     }
     lost |= f.contextLost;
   };
+  trialsOnly = checkOnly;
   if (MaybeFail f = allocate())
     return fail(*f);
   // Correctness: several trials, each on its own input set, into poisoned
