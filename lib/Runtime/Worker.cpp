@@ -255,7 +255,7 @@ void ptxbench::runtime::superviseWorkers(const std::vector<Workload> &workloads,
     } else if (e.timedOut) {
       r.status = Status::Timeout;
       r.message = "killed by the watchdog after " +
-                  formatv("{0}", options.timeoutSeconds).str() +
+                  formatv("{0}", format("%g", options.timeoutSeconds)).str() +
                   " s without progress" +
                   (output[stopped].total()
                        ? printedNote(output[stopped])
