@@ -223,7 +223,8 @@ void FeedbackWriter::compileErrors() {
     const Object *w = group.front();
     StringRef message = str(w, "message");
     if (str(w, "status") == "COMPILE_TIMEOUT") {
-      os << "\n" << message.trim() << " (" << names(group)
+      os << "\n"
+         << message.trim() << " (" << names(group)
          << "). Compilation must finish within the limit: avoid deep "
             "template recursion, huge constexpr evaluation and unbounded "
             "unrolling.\n";

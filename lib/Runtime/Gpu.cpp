@@ -87,16 +87,16 @@ MaybeFail Gpu::allocGuarded(DeviceBuffer &buf, size_t bytes) {
                                   granularity, 0, 0),
             Status::HarnessError, what));
   buf.reservedBytes = layout.reservedBytes;
-  if (MaybeFail f = check(d.cuMemCreate(&buf.handle, layout.mappedBytes, &prop,
-                                        0),
-                          Status::HarnessError, what)) {
+  if (MaybeFail f =
+          check(d.cuMemCreate(&buf.handle, layout.mappedBytes, &prop, 0),
+                Status::HarnessError, what)) {
     free(buf);
     return f;
   }
   buf.mapped = buf.reserved + layout.guardBytes;
-  if (MaybeFail f = check(
-          d.cuMemMap(buf.mapped, layout.mappedBytes, 0, buf.handle, 0),
-          Status::HarnessError, what)) {
+  if (MaybeFail f =
+          check(d.cuMemMap(buf.mapped, layout.mappedBytes, 0, buf.handle, 0),
+                Status::HarnessError, what)) {
     buf.mapped = 0;
     free(buf);
     return f;
@@ -328,8 +328,7 @@ ptxbench::runtime::timeLaunches(Gpu &gpu, const Task::Timing &timing,
     return hooks && hooks->before ? hooks->before(launched) : std::nullopt;
   };
   auto after = [&]() -> MaybeFail {
-    MaybeFail f =
-        hooks && hooks->after ? hooks->after(launched) : std::nullopt;
+    MaybeFail f = hooks && hooks->after ? hooks->after(launched) : std::nullopt;
     ++launched;
     if (launches)
       *launches = launched;

@@ -431,8 +431,8 @@ MaybeFail WorkloadRunner::nonZeroOnce(std::vector<uint64_t> &counts) {
     CUdeviceptr p = bufs.workspaces[i].ptr, o = out.ptr + 8 * i;
     uint64_t n = plan.workspaces[i].bytes;
     void *args[] = {&p, &n, &o};
-    unsigned grid[3] = {unsigned(std::min<uint64_t>(
-                            (n + 255) / 256 + 1, uint64_t(gpu.smCount) * 8)),
+    unsigned grid[3] = {unsigned(std::min<uint64_t>((n + 255) / 256 + 1,
+                                                    uint64_t(gpu.smCount) * 8)),
                         1, 1};
     unsigned block[3] = {256, 1, 1};
     f = launchBuiltin(gpu, fn, grid, block, 0, args,
@@ -724,8 +724,7 @@ std::string WorkloadRunner::faultNote() const {
   std::vector<std::string> names;
   for (unsigned t = 0; t < task.tensors.size(); ++t)
     names.push_back("'" + task.tensors[t].name + "' (" +
-                    std::to_string(bufs.tensors.buffers[t].bytes) +
-                    " bytes)");
+                    std::to_string(bufs.tensors.buffers[t].bytes) + " bytes)");
   for (const ResolvedWorkspace &w : plan.workspaces)
     names.push_back("workspace '" + w.name + "' (" + std::to_string(w.bytes) +
                     " bytes)");
@@ -777,8 +776,8 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
       CUdeviceptr out = bufs.tensors.buffers[refs[o].tensor].ptr;
       CUdeviceptr ref = sets[active].reference[o].ptr;
       CUdeviceptr rec = stats.ptr + 8 * words * (launch * outputs + o);
-      uint64_t n = bufs.tensors.buffers[refs[o].tensor].bytes /
-                   dtypeSize(spec.dtype);
+      uint64_t n =
+          bufs.tensors.buffers[refs[o].tensor].bytes / dtypeSize(spec.dtype);
       int dtype = int(spec.dtype), useTol = 0;
       float atol = 0, rtol = 0;
       if (auto it = task.tolerances.find(spec.dtype);
@@ -798,9 +797,9 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
     return std::nullopt;
   };
   unsigned launches = 0;
-  MaybeFail f = timeLaunches(gpu, task.timing,
-                             [&] { return launchSubmission(); }, t, &hooks,
-                             &launches);
+  MaybeFail f = timeLaunches(
+      gpu, task.timing, [&] { return launchSubmission(); }, t, &hooks,
+      &launches);
   if (!f)
     f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
                   "checking the timed outputs");
@@ -818,8 +817,8 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
       const uint64_t *r = &records[words * (l * outputs + o)];
       const TensorSpec &spec = task.tensors[refs[o].tensor];
       CheckSums sums;
-      sums.count = bufs.tensors.buffers[refs[o].tensor].bytes /
-                   dtypeSize(spec.dtype);
+      sums.count =
+          bufs.tensors.buffers[refs[o].tensor].bytes / dtypeSize(spec.dtype);
       sums.unwritten = r[0];
       sums.nonFinite = r[1];
       sums.outOfTolerance = r[2];
@@ -842,17 +841,17 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
           l < task.timing.warmup
               ? "warm-up launch " + std::to_string(l + 1)
               : "timed launch " + std::to_string(l - task.timing.warmup + 1);
-      result.message = formatv("the output '{0}' of {1} (input set {2} of {3}) "
-                               "does not match its reference: the '{4}' check "
-                               "failed ({5} unwritten, {6} non-finite, {7} "
-                               "out of tolerance of {8}; rel_l2 {9:e2}). A "
-                               "kernel must do the whole job on every launch: "
-                               "each launch gets inputs the previous one did "
-                               "not see, into freshly poisoned outputs",
-                               spec.name, when, setOf[l] + 1, sets.size(),
-                               c.failedCheck, c.unwritten, c.nonFinite,
-                               c.outOfTolerance, c.count, c.relL2)
-                           .str();
+      result.message =
+          formatv("the output '{0}' of {1} (input set {2} of {3}) "
+                  "does not match its reference: the '{4}' check "
+                  "failed ({5} unwritten, {6} non-finite, {7} "
+                  "out of tolerance of {8}; rel_l2 {9:e2}). A "
+                  "kernel must do the whole job on every launch: "
+                  "each launch gets inputs the previous one did "
+                  "not see, into freshly poisoned outputs",
+                  spec.name, when, setOf[l] + 1, sets.size(), c.failedCheck,
+                  c.unwritten, c.nonFinite, c.outOfTolerance, c.count, c.relL2)
+              .str();
       result.status = Status::Incorrect;
       return Failure{Status::Incorrect, result.message};
     }
@@ -923,8 +922,8 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
     for (unsigned t = 0; t < now.size(); ++t)
       if (now[t] != sets[s].hashes[t])
         return fail(Failure{Status::Incorrect,
-                            "input '" + task.tensors[t].name +
-                                "' (input set " + std::to_string(s + 1) +
+                            "input '" + task.tensors[t].name + "' (input set " +
+                                std::to_string(s + 1) +
                                 ") was modified by the submission during the "
                                 "timed runs"});
   }
@@ -1132,8 +1131,8 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
                          buf.getError().message();
     } else if (MaybeFail f = [&] {
                  emit(fd, json::Object{{"event", "jit"}});
-                 MaybeFail f = gpu.loadModule((*buf)->getBuffer(),
-                                              gpu.counted, log);
+                 MaybeFail f =
+                     gpu.loadModule((*buf)->getBuffer(), gpu.counted, log);
                  emit(fd, json::Object{{"event", "jit_done"}});
                  return f;
                }()) {

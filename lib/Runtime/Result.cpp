@@ -131,8 +131,8 @@ CompareStats ptxbench::runtime::judgeSums(const CheckSums &sums,
   s.nonFinite = sums.nonFinite;
   s.outOfTolerance = tol ? sums.outOfTolerance : 0;
   s.maxAbsErr = sums.maxAbsErr;
-  s.relL2 =
-      sums.refSq > 0 ? std::sqrt(sums.errSq / sums.refSq) : std::sqrt(sums.errSq);
+  s.relL2 = sums.refSq > 0 ? std::sqrt(sums.errSq / sums.refSq)
+                           : std::sqrt(sums.errSq);
   if (s.unwritten)
     s.failedCheck = "unwritten";
   else if (s.nonFinite)

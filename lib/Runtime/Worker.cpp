@@ -98,8 +98,8 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
   bool inJit = false;
   std::string pending;
   auto deadline = [&] {
-    double seconds = inJit ? options.compileTimeoutSeconds
-                           : options.timeoutSeconds;
+    double seconds =
+        inJit ? options.compileTimeoutSeconds : options.timeoutSeconds;
     return std::chrono::steady_clock::now() +
            std::chrono::milliseconds(int64_t(seconds * 1000));
   };

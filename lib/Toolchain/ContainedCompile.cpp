@@ -52,8 +52,8 @@ int ptxbench::toolchain::runCompileChild(StringRef inputPath, StringRef name,
   auto source = llvm::MemoryBuffer::getFile(inputPath);
   CompiledSource compiled;
   if (!source)
-    compiled.log = "cannot read " + inputPath.str() + ": " +
-                   source.getError().message();
+    compiled.log =
+        "cannot read " + inputPath.str() + ": " + source.getError().message();
   else
     compiled = compileCUDA((*source)->getBuffer(), name, arch);
   std::error_code ec;
@@ -91,14 +91,14 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
     }
     os << source;
   }
-  std::vector<std::string> args = {
-      limits.helper,
-      "compile-cuda",
-      "--arch=" + arch.str(),
-      "--name=" + name.str(),
-      "--memory-mb=" + std::to_string(limits.memoryMB),
-      input.str().str(),
-      output.str().str()};
+  std::vector<std::string> args = {limits.helper,
+                                   "compile-cuda",
+                                   "--arch=" + arch.str(),
+                                   "--name=" + name.str(),
+                                   "--memory-mb=" +
+                                       std::to_string(limits.memoryMB),
+                                   input.str().str(),
+                                   output.str().str()};
   std::vector<char *> argv;
   for (std::string &a : args)
     argv.push_back(a.data());
@@ -158,8 +158,8 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
         WIFSIGNALED(status)
             ? llvm::formatv("NVRTC died with signal {0} ({1}) compiling '{2}'"
                             "; its memory limit is {3} MiB",
-                            WTERMSIG(status), strsignal(WTERMSIG(status)),
-                            name, limits.memoryMB)
+                            WTERMSIG(status), strsignal(WTERMSIG(status)), name,
+                            limits.memoryMB)
                   .str()
             : llvm::formatv("NVRTC ended without a result compiling '{0}' "
                             "(exit status {1}; out of its {2} MiB memory "

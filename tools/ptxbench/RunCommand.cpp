@@ -33,11 +33,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -206,9 +206,9 @@ void sanitize(const Task &task, ArrayRef<Workload> workloads,
       size_t at = all.rfind("ERROR SUMMARY: ");
       if (at != StringRef::npos) {
         int64_t n = -1;
-        if (!all.drop_front(at + 15).take_until([](char c) {
-               return c == ' ';
-             }).getAsInteger(10, n))
+        if (!all.drop_front(at + 15)
+                 .take_until([](char c) { return c == ' '; })
+                 .getAsInteger(10, n))
           report.errors = n;
       }
     }
@@ -421,11 +421,11 @@ int runRun() {
     compileLog = StringRef(compiled.log).rtrim(StringRef("\0\n", 2)).str();
     if (!compiled.ok) {
       for (WorkloadResult &r : run.workloads) {
-        r.status = compiled.timedOut ? Status::CompileTimeout
-                                     : Status::CompileError;
-        r.message = compiled.timedOut ? compileLog
-                                      : "NVRTC (" + arch + ") failed:\n" +
-                                            compileLog;
+        r.status =
+            compiled.timedOut ? Status::CompileTimeout : Status::CompileError;
+        r.message = compiled.timedOut
+                        ? compileLog
+                        : "NVRTC (" + arch + ") failed:\n" + compileLog;
         r.compileLog = compileLog;
       }
       printSummary(run, outs());

@@ -101,7 +101,7 @@ TEST(GuardedLayoutTest, EmptyBufferStillGetsAPage) {
 }
 
 TEST(InputSetCountTest, ByBudget) {
-  EXPECT_EQ(inputSetCount(100, 1000, 4), 4u);  // ten fit, four at most
+  EXPECT_EQ(inputSetCount(100, 1000, 4), 4u); // ten fit, four at most
   EXPECT_EQ(inputSetCount(300, 1000, 4), 3u);
   EXPECT_EQ(inputSetCount(2000, 1000, 4), 2u); // always two
   EXPECT_EQ(inputSetCount(0, 1000, 4), 4u);

@@ -187,9 +187,9 @@ TEST(ResultTest, OutputAndBaselineChecks) {
 TEST(ResultTest, StatusNames) {
   for (Status s :
        {Status::Passed, Status::Incorrect, Status::Suspicious,
-        Status::CompileError, Status::CompileTimeout,
-        Status::PlanError, Status::LaunchError, Status::RuntimeError,
-        Status::Timeout, Status::HarnessError, Status::NoGpu, Status::Skipped})
+        Status::CompileError, Status::CompileTimeout, Status::PlanError,
+        Status::LaunchError, Status::RuntimeError, Status::Timeout,
+        Status::HarnessError, Status::NoGpu, Status::Skipped})
     EXPECT_EQ(parseStatus(statusName(s)), s);
   EXPECT_EQ(parseStatus("passed"), std::nullopt);
 }

@@ -48,12 +48,12 @@ private:
 /// its end is the end of the mapping where `alignment` allows (a write just
 /// past the end faults), its start then being aligned to `alignment`.
 struct GuardedLayout {
-  uint64_t granularity = 0;  // the driver's allocation granularity
-  uint64_t guardBytes = 0;   // unmapped bytes before and after the mapping
-  uint64_t mappedBytes = 0;  // pages backed by physical memory
+  uint64_t granularity = 0;   // the driver's allocation granularity
+  uint64_t guardBytes = 0;    // unmapped bytes before and after the mapping
+  uint64_t mappedBytes = 0;   // pages backed by physical memory
   uint64_t reservedBytes = 0; // guard + mapped + guard
-  uint64_t offset = 0;       // buffer start within the mapped pages
-  uint64_t slack = 0;        // mapped bytes after the buffer's end
+  uint64_t offset = 0;        // buffer start within the mapped pages
+  uint64_t slack = 0;         // mapped bytes after the buffer's end
 };
 /// The layout of a `bytes`-long buffer (0 is treated as 1) with pages of
 /// `granularity` bytes (a power of two), guards of at least `guardBytes`

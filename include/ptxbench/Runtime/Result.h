@@ -22,18 +22,18 @@ namespace ptxbench::runtime {
 
 /// Outcome of one workload of one submission, worst first where it matters.
 enum class Status {
-  Passed,       // ran, correct
-  Incorrect,    // ran, an output check failed
-  Suspicious,   // ran, correct, but faster than the hardware allows
-  CompileError, // NVRTC or the driver's PTX JIT rejected the submission
+  Passed,         // ran, correct
+  Incorrect,      // ran, an output check failed
+  Suspicious,     // ran, correct, but faster than the hardware allows
+  CompileError,   // NVRTC or the driver's PTX JIT rejected the submission
   CompileTimeout, // NVRTC or the driver's PTX JIT ran past its time limit
-  PlanError,    // the launch plan is malformed or does not fit the task
-  LaunchError,  // the driver refused a launch (resources, bad config, symbol)
-  RuntimeError, // a fault during execution (illegal address, trap, ...)
-  Timeout,      // killed by the watchdog (a hang)
-  HarnessError, // our own failure or the environment's (not the kernel's)
-  NoGpu,        // no CUDA driver or device
-  Skipped,      // not run (an earlier failure made it pointless)
+  PlanError,      // the launch plan is malformed or does not fit the task
+  LaunchError,    // the driver refused a launch (resources, bad config, symbol)
+  RuntimeError,   // a fault during execution (illegal address, trap, ...)
+  Timeout,        // killed by the watchdog (a hang)
+  HarnessError,   // our own failure or the environment's (not the kernel's)
+  NoGpu,          // no CUDA driver or device
+  Skipped,        // not run (an earlier failure made it pointless)
 };
 llvm::StringRef statusName(Status status);
 std::optional<Status> parseStatus(llvm::StringRef name);
