@@ -93,6 +93,8 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
     exit.status = -1;
     return exit;
   }
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  fcntl(outFds[0], F_SETFL, O_NONBLOCK);
   inFlight = -1;
   int lastStarted = -1;
   bool inJit = false;
@@ -111,39 +113,29 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
       output[to].append(bytes);
   };
   bool outOpen = true;
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    until - std::chrono::steady_clock::now())
-                    .count();
-    if (left <= 0) {
-      kill(pid, SIGKILL);
-      exit.timedOut = true;
-      exit.inJit = inJit;
+  // Reads what the worker printed so far (at most 1 MiB) into the capture of
+  // the workload running now.
+  auto drainOutput = [&] {
+    for (unsigned i = 0; outOpen && i < 16; ++i) {
+      ssize_t got = read(outFds[0], buf, sizeof(buf));
+      if (got > 0) {
+        capture(StringRef(buf, got));
+        continue;
+      }
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got == 0 || errno != EAGAIN)
+        outOpen = false;
       break;
     }
-    pollfd p[2] = {{fds[0], POLLIN, 0}, {outOpen ? outFds[0] : -1, POLLIN, 0}};
-    int n = poll(p, 2, int(std::min<int64_t>(left, 1000)));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      continue;
-    if (outOpen && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      ssize_t got = read(outFds[0], buf, sizeof(buf));
-      if (got > 0)
-        capture(StringRef(buf, got));
-      else if (got == 0 || errno != EINTR)
-        outOpen = false;
-    }
-    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
-      continue;
-    ssize_t got = read(fds[0], buf, sizeof(buf));
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0)
-      break; // EOF: the worker ended
-    pending.append(buf, got);
+  };
+  // Handles the complete event lines in `pending`. What the worker printed
+  // before an event is in the output pipe when the event is read, so it is
+  // drained first and goes to the workload it belongs to.
+  auto processLines = [&] {
     size_t nl;
     while ((nl = pending.find('\n')) != std::string::npos) {
+      drainOutput();
       std::string line = pending.substr(0, nl);
       pending.erase(0, nl + 1);
       auto v = json::parse(line);
@@ -169,7 +161,8 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
         readPeaks(*o, run);
         run.arch = o->getString("arch").value_or("").str();
         run.driver = o->getString("driver").value_or("").str();
-        run.cudaDriverVersion = o->getInteger("cuda_driver_version").value_or(0);
+        run.cudaDriverVersion =
+            o->getInteger("cuda_driver_version").value_or(0);
         run.cublasLtVersion = o->getInteger("cublaslt_version").value_or(0);
       } else if (event == "start") {
         inFlight = index;
@@ -185,16 +178,50 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
         inFlight = -1;
       }
     }
+  };
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    until - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      kill(pid, SIGKILL);
+      exit.timedOut = true;
+      exit.inJit = inJit;
+      break;
+    }
+    pollfd p[2] = {{fds[0], POLLIN, 0}, {outOpen ? outFds[0] : -1, POLLIN, 0}};
+    int n = poll(p, 2, int(std::min<int64_t>(left, 1000)));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      continue;
+    bool ended = false;
+    while (true) {
+      ssize_t got = read(fds[0], buf, sizeof(buf));
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0) {
+        ended = got == 0; // EOF: the worker ended
+        break;
+      }
+      pending.append(buf, got);
+      processLines();
+    }
+    if (p[1].revents & (POLLIN | POLLHUP | POLLERR))
+      drainOutput();
+    if (ended)
+      break;
   }
   close(fds[0]);
   while (waitpid(pid, &exit.status, 0) < 0 && errno == EINTR)
     ;
   // What the worker printed last (its process and any child are gone or
   // the pipe is closed once they are).
-  if (outOpen) {
-    fcntl(outFds[0], F_SETFL, O_NONBLOCK);
-    ssize_t got;
-    while ((got = read(outFds[0], buf, sizeof(buf))) > 0)
+  while (outOpen) {
+    ssize_t got = read(outFds[0], buf, sizeof(buf));
+    if (got <= 0 && !(got < 0 && errno == EINTR))
+      break;
+    if (got > 0)
       capture(StringRef(buf, got));
   }
   close(outFds[0]);

@@ -97,10 +97,13 @@ TEST(WorkerTest, SilentExitIsHarnessError) {
 
 TEST(WorkerTest, PrintedOutputIsCapturedPerWorkload) {
   // Workload 0 prints 1 MB and passes; workload 1 prints a few lines and
-  // hangs: its TIMEOUT says that it printed, not that it hung.
+  // hangs: its TIMEOUT says that it printed, not that it hung. (Output is
+  // given to the workload whose start event came before it; the pause keeps
+  // the two apart on a loaded machine.)
   RunResult run = supervise(
       "start 0; head -c 1000000 /dev/zero | tr '\\0' 'x'; echo END0; pass 0\n"
-      "start 1; echo first line; echo last line >&2; exec sleep 30\n",
+      "start 1; sleep 0.2; echo first line; echo last line >&2; exec sleep "
+      "30\n",
       2, 1);
   ASSERT_EQ(run.workloads.size(), 2u);
   const WorkloadResult &a = run.workloads[0], &b = run.workloads[1];
