@@ -221,8 +221,11 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 import triton_kernels
-fn, signature, constexprs, options = triton_kernels.KERNELS[sys.argv[2]]
-src = ASTSource(fn, signature=signature, constexprs=constexprs)
+fn, signature, constexprs, options, aligned = \
+    triton_kernels.KERNELS[sys.argv[2]]
+attrs = {(fn.arg_names.index(a), ): [["tt.divisibility", 16]]
+         for a in aligned}
+src = ASTSource(fn, signature=signature, constexprs=constexprs, attrs=attrs)
 kernel = triton.compile(src, target=GPUTarget("cuda", int(sys.argv[3]), 32),
                         options=options)
 with open(sys.argv[4], "w") as f:

@@ -2,7 +2,9 @@
 test/wild/generate.py for sm_90a and sm_100a (no GPU needed).
 
 KERNELS maps a corpus name to the jitted function, its signature and
-constexprs (triton.compiler.ASTSource) and the compile options.
+constexprs (triton.compiler.ASTSource), the compile options, and the
+arguments Triton's launcher would find divisible by 16 (aligned pointers,
+sizes and strides that are multiples of 16), which it specializes on.
 """
 import triton
 import triton.language as tl
@@ -98,16 +100,25 @@ def attention_fwd(q_desc, k_desc, v_desc, o_desc, lse_ptr, seq_len, scale,
 _D = 128
 _ATT_DESC = f"tensordesc<bf16[128,{_D}]>"
 
-# name -> (function, signature, constexprs, compile options)
+# name -> (function, signature, constexprs, compile options, arguments
+# divisible by 16)
+_MATMUL_SIG = {
+    "a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32",
+    "N": "i32", "K": "i32", "stride_am": "i32", "stride_bk": "i32",
+    "stride_cm": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+    "BLOCK_K": "constexpr", "GROUP_M": "constexpr"}
+_MATMUL_CONST = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}
 KERNELS = {
     "triton_matmul": (
-        matmul,
-        {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32",
-         "N": "i32", "K": "i32", "stride_am": "i32", "stride_bk": "i32",
-         "stride_cm": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
-         "BLOCK_K": "constexpr", "GROUP_M": "constexpr"},
-        {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8},
-        {"num_warps": 8, "num_stages": 3},
+        matmul, _MATMUL_SIG, _MATMUL_CONST, {"num_warps": 8, "num_stages": 3},
+        ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_bk",
+         "stride_cm"],
+    ),
+    # The same kernel for shapes that are not multiples of 16: no
+    # specialization, so Triton can neither vectorize nor use cp.async.
+    "triton_matmul_unaligned": (
+        matmul, _MATMUL_SIG, _MATMUL_CONST, {"num_warps": 8, "num_stages": 3},
+        [],
     ),
     "triton_matmul_tma_ws": (
         matmul_tma_ws,
@@ -116,6 +127,7 @@ KERNELS = {
          "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
         {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
         {"num_warps": 4, "num_stages": 3},
+        ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K"],
     ),
     "triton_attention_fwd": (
         attention_fwd,
@@ -125,5 +137,6 @@ KERNELS = {
          "BLOCK_N": "constexpr"},
         {"HEAD_DIM": _D, "BLOCK_M": 128, "BLOCK_N": 128},
         {"num_warps": 8, "num_stages": 2},
+        ["lse_ptr", "seq_len"],
     ),
 }
