@@ -37,6 +37,7 @@
 
 #include "ptxbench/Runtime/Containment.h"
 
+#include <chrono>
 #include <random>
 
 #include <cstring>
@@ -156,6 +157,9 @@ struct InputSet {
 /// the previous launch's inputs.
 constexpr uint64_t inputSetBudget = uint64_t(4) << 30;
 constexpr unsigned maxInputSets = 4;
+/// Preparing one input set (inputs and reference) longer than this limits
+/// a workload to two sets.
+constexpr std::chrono::milliseconds slowInputSet(500);
 
 class WorkloadRunner {
 public:
@@ -291,10 +295,16 @@ MaybeFail WorkloadRunner::allocate() {
   unsigned count = inputSetCount(inputBytes + referenceBytes, budget,
                                  trialsOnly ? task.trials : maxInputSets);
   sets.resize(count);
-  for (unsigned s = 0; s < count; ++s) {
+  for (unsigned s = 0; s < sets.size(); ++s) {
+    auto start = std::chrono::steady_clock::now();
     TRY(prepareInputSet(s));
     if (progress)
       progress();
+    // A reference that takes long (the fp32 attention references take
+    // seconds at the large workloads) buys two sets, not more.
+    if (s == 0 && sets.size() > 2 &&
+        std::chrono::steady_clock::now() - start > slowInputSet)
+      sets.resize(2);
   }
   return std::nullopt;
 }
