@@ -14,7 +14,10 @@ DIR holds tasks/ and samples/ (test/Eval/Inputs/make_samples.py). Steps:
    whose dependency can no longer be met, is cancelled by Slurm.
 3. The cancelled shard is resubmitted on its own (--array K), with its
    merge job; both must complete.
-4. The merged store must equal the single-process one, row by row.
+4. A GPU sweep of 2 shards (--gpus-per-task 1) on the cluster's two
+   stand-in GPUs: every run must be pinned to the CUDA_VISIBLE_DEVICES that
+   Slurm gave its task.
+5. The merged store must equal the single-process one, row by row.
 
 Every wait is bounded; a failure prints the daemons' and the jobs' log
 tails. The cluster is stopped in every exit path, and the test fails if a
@@ -200,6 +203,49 @@ def sweep(cl, args, sizes, pause):
     return time.monotonic() - start
 
 
+def gpu_sweep(cl, args):
+    """GPU runs: each task asks for --gres=gpu:1 of the cluster's stand-in
+    GPUs, and every run of its shard is pinned to the CUDA_VISIBLE_DEVICES
+    Slurm gave it. (Without a GPU the runs end NO_GPU or PLAN_ERROR; which
+    does not matter here.)"""
+    import shutil
+    samples = os.path.join(args.work, "gpu-samples")
+    shutil.copytree(os.path.join(args.work, "samples", "model-a"),
+                    os.path.join(samples, "model-a"))
+    results = os.path.join(args.work, "gpu-results")
+    array, merge = submit(cl, args.src, dict(cl.env),
+                          ["--shards", "2", "--results", results,
+                           "--gpus-per-task", "1", "--ptxbench",
+                           args.ptxbench, "--", "--tasks", "tasks",
+                           "--samples", "gpu-samples", "--timeout", "60"])
+    states = wait_jobs(cl, [array, merge], 120, "the GPU sweep")
+    print("GPU sweep, 2 shards with --gres=gpu:1: %s; merge job: %s" % (
+        ",".join(s[0] for _, s in sorted(states[array].items())),
+        states[merge][""][0]))
+    used, runs = set(), 0
+    for k in range(2):
+        with open(os.path.join(results, "logs", "shard-%d.out" % k)) as f:
+            given = re.search(r"CUDA_VISIBLE_DEVICES=(\S+)\)",
+                              f.read()).group(1)
+        used.add(given)
+        with sqlite3.connect(os.path.join(results, "shard-%d.sqlite" % k)) \
+                as c:
+            for key, run_status, env in c.execute(
+                    "select sample_id, run_status, environment_json from "
+                    "samples where status = 'analyzed'"):
+                pinned = json.loads(env).get("cuda_visible_devices")
+                if not run_status or pinned != given:
+                    raise Failure("shard %d was given GPU %s, but %s ran on "
+                                  "%r (run status %r)" % (
+                                      k, given, key, pinned, run_status))
+                runs += 1
+    if not used <= {"0", "1"}:
+        raise Failure("Slurm gave GPUs %s, not of the node's 0,1" % used)
+    print("%d runs, each on the GPU Slurm gave its shard (GPUs %s); merged "
+          "store: %d samples" % (runs, ",".join(sorted(used)),
+                                 count(os.path.join(results, "all.sqlite"))))
+
+
 def compare(work, single_db):
     merged_db = os.path.join(work, "results", "all.sqlite")
     single, merged = rows(single_db), rows(merged_db)
@@ -277,9 +323,9 @@ def main():
         len(keys), ",".join(map(str, sizes))))
 
     cl = slurm.Cluster(os.path.join(args.work, "cluster"),
-                       limit=args.timeout + 60)
+                       limit=args.timeout + 60, gpus=2)
     failed = None
-    t_sweep = t_up = 0
+    t_sweep = t_up = t_gpu = 0
     try:
         t1 = time.monotonic()
         with cl:
@@ -288,6 +334,9 @@ def main():
                   "slurmd listen on 127.0.0.1 only" % cl.cpus)
             try:
                 t_sweep = sweep(cl, args, sizes, pause)
+                t2 = time.monotonic()
+                gpu_sweep(cl, args)
+                t_gpu = time.monotonic() - t2
             except (Failure, slurm.ClusterError, TimedOut,
                     subprocess.SubprocessError) as e:
                 failed = "%s\n%s\n%s" % (
@@ -312,8 +361,9 @@ def main():
         print("FAILED: %s" % e, file=sys.stderr)
         return 1
     print("time: single-process run %.1fs, cluster start %.1fs, sharded sweep"
-          " (%d shards, cancel, resubmission, merges) %.1fs, total %.1fs" % (
-              t_single, t_up, args.shards, t_sweep, time.monotonic() - t0))
+          " (%d shards, cancel, resubmission, merges) %.1fs, GPU sweep %.1fs,"
+          " total %.1fs" % (t_single, t_up, args.shards, t_sweep, t_gpu,
+                            time.monotonic() - t0))
     return 0
 
 

@@ -161,8 +161,9 @@ def watchdog(parent, folder, limit):
 
 
 class Cluster:
-    def __init__(self, folder, limit=600):
+    def __init__(self, folder, limit=600, gpus=0):
         self.folder = os.path.abspath(folder)
+        self.gpus = gpus
         self.limit = limit
         self.conf = os.path.join(self.folder, "slurm.conf")
         self.env = dict(os.environ)
@@ -246,7 +247,24 @@ class Cluster:
             slurmd_port = free_port()
         self.ports = {"slurmctld": ctld_port, "slurmd": slurmd_port}
         host = socket.gethostname().split(".")[0]
-        conf = [
+        node_gres = ""
+        conf = []
+        if self.gpus:
+            # GPUs as a gres, so that jobs asking for --gres=gpu:G get
+            # CUDA_VISIBLE_DEVICES. The device files stand in for GPUs the
+            # machine need not have: Slurm requires character devices,
+            # and only names them (no cgroups to confine a job to them).
+            devices = [self.path("gpu%d" % i) for i in range(self.gpus)]
+            for d in devices:
+                if not os.path.lexists(d):
+                    os.symlink("/dev/null", d)
+            with open(self.path("gres.conf"), "w") as f:
+                f.write("AutoDetect=off\n")
+                for d in devices:
+                    f.write("NodeName=localhost Name=gpu File=%s\n" % d)
+            conf.append("GresTypes=gpu")
+            node_gres = " Gres=gpu:%d" % self.gpus
+        conf += [
             "ClusterName=ptxbench-test",
             # The controller is this host, reached on loopback only.
             "SlurmctldHost=%s(127.0.0.1)" % host,
@@ -281,8 +299,8 @@ class Cluster:
             "KillWait=5",
             # Finished jobs stay visible to scontrol for the whole test.
             "MinJobAge=3600",
-            "NodeName=localhost NodeAddr=127.0.0.1 CPUs=%d RealMemory=%d "
-            "State=UNKNOWN" % (cpus, memory),
+            "NodeName=localhost NodeAddr=127.0.0.1 CPUs=%d RealMemory=%d%s "
+            "State=UNKNOWN" % (cpus, memory, node_gres),
             "PartitionName=test Nodes=localhost Default=YES "
             "MaxTime=INFINITE State=UP",
         ]
