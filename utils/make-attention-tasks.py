@@ -80,7 +80,8 @@ def forward(d, causal):
         "baseline": "cudnn_sdpa_fwd",
         "operands": {"q": "Q", "k": "K", "v": "V", "o": "O", "lse": "LSE",
                      "causal": "CAUSAL"},
-        "features": FEATURES, "encouraged": ENCOURAGED, "timing": TIMING}
+        "features": FEATURES, "encouraged": ENCOURAGED, "accumulate": "f32",
+        "timing": TIMING}
 
 
 def backward(d, causal):
@@ -125,7 +126,8 @@ def backward(d, causal):
         "baseline": "cudnn_sdpa_bwd",
         "operands": {"q": "Q", "k": "K", "v": "V", "o": "O", "lse": "LSE", "do": "dO",
                      "dq": "dQ", "dk": "dK", "dv": "dV", "causal": "CAUSAL"},
-        "features": FEATURES, "encouraged": ENCOURAGED, "timing": TIMING}
+        "features": FEATURES, "encouraged": ENCOURAGED, "accumulate": "f32",
+        "timing": TIMING}
 
 
 TASKS = [forward(128, False), forward(128, True), forward(64, False), forward(256, False),
