@@ -67,7 +67,8 @@ struct GroupStats {
   /// Analyzed and not rejected by ptxas.
   unsigned compiled = 0;
   /// Samples with a real run (not NO_GPU, HARNESS_ERROR or SKIPPED), those
-  /// that ran without error (PASSED or INCORRECT), and those PASSED.
+  /// that ran without error (PASSED, INCORRECT or SUSPICIOUS), and those
+  /// PASSED.
   unsigned runAttempted = 0, ranOk = 0, correct = 0;
   /// Final status (run status when run) -> samples.
   std::map<std::string, unsigned> statuses;
