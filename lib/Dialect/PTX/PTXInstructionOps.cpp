@@ -262,10 +262,13 @@ LogicalResult MatrixMoveOp::verify() {
   unsigned index = opcode.starts_with("stmatrix") ? 1 : 0;
   if (index >= getArgs().size())
     return success();
+  // A 16x16 matrix of bytes (ldmatrix .m16n16) is two registers per thread;
+  // every other shape is one.
+  unsigned perMatrix = hasModifier(opcode, "m16n16") ? 2 : 1;
   std::optional<size_t> got = vectorSize(getArgs()[index]);
   size_t regs = got ? *got : 1;
-  if (regs != count)
-    return emitOpError(".x") << count << " moves " << count
+  if (regs != count * perMatrix)
+    return emitOpError(".x") << count << " moves " << count * perMatrix
                              << " registers per thread, operand has " << regs;
   return success();
 }
