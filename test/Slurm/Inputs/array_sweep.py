@@ -97,7 +97,11 @@ def shard_of(key, shards):
 
 def job_states(cl, job):
     """{array task id or '': (state, reason)} of a job (all its tasks)."""
-    out = cl.run(["scontrol", "-o", "show", "job", str(job)]).stdout
+    r = cl.run(["scontrol", "-o", "show", "job", str(job)], check=False)
+    if r.returncode != 0:
+        # A busy controller may not answer at once; the caller waits on.
+        return {"?": ("UNKNOWN", r.stderr.strip())}
+    out = r.stdout
     states = {}
     for line in out.splitlines():
         f = dict(m.groups() for m in re.finditer(r"(\S+?)=(\S*)", line))
