@@ -74,6 +74,20 @@ if [ ${#slurm_missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${slurm_missing[@]}"
 fi
 
+# llama.cpp's OpenAI-compatible server (llama-cpp-python[server]) and gguf
+# run test/Generate/llama-server.test against a tiny model the test writes.
+# PyPI has only llama-cpp-python's source, so this compiles llama.cpp for
+# the CPU (without its multimodal library, which the text server never
+# loads); PTXBENCH_SKIP_LLAMA=1 skips it (the test is then unsupported).
+if [ -z "${PTXBENCH_SKIP_LLAMA:-}" ] &&
+   ! python3 -c 'import llama_cpp.server.app, gguf' 2>/dev/null; then
+  echo "setup: building llama-cpp-python[server] from source and installing gguf (PyPI)"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF" \
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+    python3 -m pip install --quiet "llama-cpp-python[server]" gguf ||
+    echo "setup: note: could not install llama-cpp-python[server]; the real-server test will be unsupported"
+fi
+
 # Headless Chromium renders the HTML report in test/Eval/report-screenshot.test
 # (about 350 MB with its dependencies, from Debian).
 if ! command -v chromium >/dev/null; then

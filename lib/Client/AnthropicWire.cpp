@@ -74,6 +74,7 @@ public:
         completion.requestId = m->getString("id").value_or("").str();
         completion.model = m->getString("model").value_or("").str();
         readUsage(m->getObject("usage"), completion.usage);
+        completion.usageReported |= m->getObject("usage") != nullptr;
       }
     } else if (type == "content_block_delta") {
       if (const Object *d = o->getObject("delta"))
@@ -162,6 +163,7 @@ public:
     c.requestId = o->getString("id").value_or("").str();
     c.model = o->getString("model").value_or("").str();
     readUsage(o->getObject("usage"), c.usage);
+    c.usageReported = o->getObject("usage") != nullptr;
     return c;
   }
 

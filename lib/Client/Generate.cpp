@@ -132,6 +132,15 @@ Object embeddedBody(const ModelConfig &config,
   return Object{{"model", config.modelId}, {"messages", std::move(msgs)}};
 }
 
+/// The input tokens of a conversation, estimated: about four characters a
+/// token, with a margin for the chat template and the tokenizer.
+int64_t estimateInputTokens(const std::vector<Message> &messages) {
+  size_t chars = 0;
+  for (const Message &m : messages)
+    chars += m.content.size();
+  return int64_t(double(chars) / 3.5) + 64;
+}
+
 //===----------------------------------------------------------------------===//
 // Per-model state: wire format, key, limits
 //===----------------------------------------------------------------------===//
@@ -481,11 +490,7 @@ void Generator::resume(Sample &s) {
 
 bool Generator::budgetAllows(const Sample &s, double &cost, double &tokens) {
   const ModelConfig &m = *s.model->config;
-  size_t chars = 0;
-  for (const Message &msg : s.conversation)
-    chars += msg.content.size();
-  // About four characters a token; a margin for the template and tokenizer.
-  double input = double(chars) / 3.5 + 64;
+  double input = double(estimateInputTokens(s.conversation));
   double output = double(m.sampling.maxOutputTokens);
   Usage worst;
   worst.input = int64_t(input);
@@ -672,6 +677,14 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
   }
 
   Completion &c = std::get<Completion>(outcome);
+  // A server that reports no usage is charged an estimate (the budget must
+  // not count its answers as free), and the files say so.
+  bool estimated = !config.embedded() && !c.usageReported;
+  if (estimated) {
+    c.usage = Usage();
+    c.usage.input = estimateInputTokens(s.conversation);
+    c.usage.output = int64_t(double(c.text.size()) / 3.5) + 1;
+  }
   double cost = config.cost(c.usage);
   stats.cost += cost;
   stats.inputTokens += c.usage.input;
@@ -693,6 +706,7 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
              {"provider_model", c.model},
              {"finish_reason", c.finishReason},
              {"usage", toJSON(c.usage)},
+             {"usage_estimated", estimated},
              {"latency_s", latency},
              {"cost_usd", cost},
              {"request_id", c.requestId},

@@ -72,8 +72,10 @@ public:
       completion.requestId = id->str();
     if (auto model = o->getString("model"))
       completion.model = model->str();
-    if (const Object *u = o->getObject("usage"))
+    if (const Object *u = o->getObject("usage")) {
       completion.usage = readUsage(u);
+      completion.usageReported = true;
+    }
     if (const llvm::json::Array *choices = o->getArray("choices"))
       for (const llvm::json::Value &c : *choices) {
         const Object *co = c.getAsObject();
@@ -154,6 +156,7 @@ public:
     c.requestId = o->getString("id").value_or("").str();
     c.model = o->getString("model").value_or("").str();
     c.usage = readUsage(o->getObject("usage"));
+    c.usageReported = o->getObject("usage") != nullptr;
     return c;
   }
 

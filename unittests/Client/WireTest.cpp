@@ -90,6 +90,22 @@ TEST(OpenAIWireTest, Stream) {
   EXPECT_EQ(c.requestId, "chatcmpl-123");
 }
 
+TEST(OpenAIWireTest, StreamWithoutUsage) {
+  // llama-cpp-python's streams end without a usage chunk.
+  auto wire = createOpenAIWire(true);
+  Outcome o = replayStream(
+      *wire, "data: {\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,"
+             "\"delta\":{\"content\":\"x\"},\"finish_reason\":null}]}\n\n"
+             "data: {\"id\":\"chatcmpl-9\",\"choices\":[{\"index\":0,"
+             "\"delta\":{},\"finish_reason\":\"length\"}]}\n\n"
+             "data: [DONE]\n\n");
+  Completion c = completion(o);
+  EXPECT_EQ(c.text, "x");
+  EXPECT_FALSE(c.usageReported);
+  EXPECT_TRUE(completion(replayStream(*wire, openaiStream)).usageReported);
+  EXPECT_TRUE(completion(wire->parse(openaiWhole)).usageReported);
+}
+
 TEST(OpenAIWireTest, CutStreamIsRetryable) {
   auto wire = createOpenAIWire(false);
   std::string text = openaiStream;

@@ -55,6 +55,9 @@ struct Completion {
   std::string requestId;
   std::string model;
   Usage usage;
+  /// Whether the provider reported the usage (some compatible servers do
+  /// not in streams); when not, generate estimates it.
+  bool usageReported = false;
 };
 
 llvm::json::Value toJSON(const Usage &usage);

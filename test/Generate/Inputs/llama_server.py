@@ -21,7 +21,10 @@ with socket.socket() as s:
 log = open(args.log, "w")
 server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", args.model,
                            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "32768",
-                           "--n_threads", "2", "--seed", "1"],
+                           "--n_threads", "2", "--seed", "1",
+                           # Serve requests one after the other instead of
+                           # cutting a stream when the next request comes.
+                           "--interrupt_requests", "False"],
                           stdout=log, stderr=subprocess.STDOUT)
 signal.signal(signal.SIGTERM, lambda *_: (server.kill(), sys.exit(0)))
 deadline = time.time() + args.deadline

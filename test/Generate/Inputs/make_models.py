@@ -2,11 +2,12 @@
 
   make_models.py SCENARIO,... [--variants all|openai-stream,...] [--retry N]
                  [--prices IN,OUT,CACHED] [--max-output N] [--concurrency C]
+                 [--stall S]
 
 One model per scenario and wire variant, named `<variant>-<scenario>`, whose
 model id `<scenario>/<variant>` tells the server what to do; the key comes
 from PTXBENCH_TEST_KEY. Retries back off from 50 ms; a stream stalls after
-3 s without a byte.
+3 s without a byte (--stall).
 """
 import argparse, json
 
@@ -16,6 +17,7 @@ VARIANTS = {
     "anthropic-stream": ("anthropic", True),
     "anthropic-whole": ("anthropic", False),
     "compat-stream": ("openai-compatible", True),
+    "compat-whole": ("openai-compatible", False),
 }
 
 parser = argparse.ArgumentParser()
@@ -25,6 +27,7 @@ parser.add_argument("--retry", type=int, default=3)
 parser.add_argument("--prices", default="2,8,0.5")
 parser.add_argument("--max-output", type=int, default=1000)
 parser.add_argument("--concurrency", type=int, default=64)
+parser.add_argument("--stall", type=float, default=3)
 args = parser.parse_args()
 price_in, price_out, price_cached = (float(x) for x in args.prices.split(","))
 models = {}
@@ -40,7 +43,7 @@ for variant in args.variants.split(","):
             "sampling": {"temperature": 0.5, "max_output_tokens": args.max_output},
             "prices": {"input": price_in, "output": price_out, "cached_input": price_cached},
             "limits": {"concurrency": args.concurrency},
-            "timeouts": {"connect_s": 10, "stall_s": 3},
+            "timeouts": {"connect_s": 10, "stall_s": args.stall},
             "retry": {"max_attempts": args.retry, "initial_backoff_s": 0.05, "max_backoff_s": 0.2},
         }
 print(json.dumps({"models": models}, indent=1))
