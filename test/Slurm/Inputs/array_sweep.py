@@ -124,12 +124,12 @@ def wait_jobs(cl, jobs, timeout, what):
         time.sleep(0.25)
 
 
-def submit(cl, src, env, argv):
-    out = subprocess.run([os.path.join(src, "utils", "slurm",
-                                       "submit-sweep.sh")] + argv,
-                         env=env, capture_output=True, text=True, timeout=60)
+def submit(cl, src, env, argv, script="submit-sweep.sh", cwd=None):
+    out = subprocess.run([os.path.join(src, "utils", "slurm", script)] + argv,
+                         env=env, capture_output=True, text=True, timeout=60,
+                         cwd=cwd)
     if out.returncode != 0:
-        raise Failure("submit-sweep.sh failed (exit %d): %s%s" % (
+        raise Failure(script + " failed (exit %d): %s%s" % (
             out.returncode, out.stdout, out.stderr))
     ids = dict(line.split("=", 1) for line in out.stdout.split()
                if "=" in line)
@@ -251,7 +251,10 @@ def gpu_sweep(cl, args):
 
 
 def compare(work, single_db):
-    merged_db = os.path.join(work, "results", "all.sqlite")
+    compare_stores(single_db, os.path.join(work, "results", "all.sqlite"))
+
+
+def compare_stores(single_db, merged_db):
     single, merged = rows(single_db), rows(merged_db)
     total = count(merged_db)
     print("merged store: %d rows, %d keys" % (total, len(merged)))
