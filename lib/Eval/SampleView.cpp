@@ -119,6 +119,25 @@ void ptxbench::eval::printSample(const SampleRecord &r,
   os << "\n--- run ---\n";
   os << "device: " << ro->getString("device").value_or("") << "  status: "
      << ro->getString("status").value_or("") << "\n";
+  // The run's verdicts (what executed and did the task's work), which lead
+  // over the static ones.
+  if (std::optional<json::Value> counted =
+          parseStoredJson(withFeatureCounts(r.runJson)))
+    if (const json::Object *counts =
+            counted->getAsObject()
+                ? counted->getAsObject()->getObject("feature_counts")
+                : nullptr) {
+      std::vector<std::string> fams;
+      for (const auto &[family, c] : *counts)
+        if (const json::Object *co = c.getAsObject()) {
+          std::string text =
+              family.str() + "=" + co->getString("verdict").value_or("?").str();
+          if (auto share = co->getNumber("share"))
+            text += llvm::formatv(" ({0:f2}% of the work)", *share * 100).str();
+          fams.push_back(text);
+        }
+      os << "requested at run time: " << llvm::join(fams, ", ") << "\n";
+    }
   if (const json::Array *workloads = ro->getArray("workloads"))
     for (const json::Value &w : *workloads)
       if (const json::Object *wo = w.getAsObject()) {
@@ -130,6 +149,11 @@ void ptxbench::eval::printSample(const SampleRecord &r,
         if (auto m = wo->getString("message"); m && !m->empty())
           os << "  " << *m;
         os << "\n";
+        if (const json::Array *findings = wo->getArray("work_findings"))
+          for (const json::Value &f : *findings)
+            if (const json::Object *fo = f.getAsObject())
+              os << "    [" << fo->getString("kind").value_or("") << "] "
+                 << fo->getString("message").value_or("") << "\n";
       }
   // The next turn's message, exactly as a model would get it.
   std::optional<json::Value> analysis = parseStoredJson(r.staticJson);

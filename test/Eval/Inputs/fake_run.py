@@ -45,7 +45,10 @@ passed = {
          "features": features((8, 4096, "executed"), (2, 0, "not triggered"))},
         {"workload": "m8192", "split": "heldout", "status": "PASSED",
          "speedup": 0.8, "sol_fraction": 0.4,
-         "features": features((8, 8192, "token"), (2, 0, "not triggered"))},
+         "features": features((8, 8192, "token"), (2, 0, "not triggered")),
+         "work_findings": [{"kind": "token-wgmma", "message":
+                            "wgmma executed (8192 thread-instructions) but did "
+                            "5.00% of the task's FLOPs"}]},
     ],
     "feature_counts": {
         "wgmma": {"in_code": 8, "executed": 12288, "verdict": "token",
@@ -61,6 +64,8 @@ incorrect = {
          "features": features((0, 0, "not in code"), (0, 0, "not in code"))},
     ],
 }
+# The token workload's share of the FLOPs.
+passed["workloads"][1]["features"][0].update(share=0.05, threshold=0.9)
 for key, status, run in ((("model-a", "full", "s0"), "PASSED", passed),
                          (("model-a", "none", "s0"), "INCORRECT", incorrect)):
     cur = db.execute(
