@@ -44,6 +44,7 @@ while [ $# -gt 0 ]; do
     --array) array=${2:?}; shift 2 ;;
     --ptxbench) ptxbench=${2:?}; shift 2 ;;
     --sbatch-arg) sbatch_args+=("${2:?}"); shift 2 ;;
+    --sbatch-arg=*) sbatch_args+=("${1#--sbatch-arg=}"); shift ;;
     --) shift; break ;;
     -h|--help) usage ;;
     *) die "unknown option '$1' (ptxbench generate's options go after --)" ;;

@@ -159,9 +159,14 @@ def sweep(cl, args, sizes, pause):
     start = time.monotonic()
     array, merge = submit(cl, args.src, env,
                           ["--shards", str(N), "--results", results,
-                           "--ptxbench", wrapper] + eval_args)
+                           "--ptxbench", wrapper,
+                           "--sbatch-arg=--time=10"] + eval_args)
     print("submitted %d shards as array job %s, merge job %s after it"
           % (N, array, merge))
+    shown = cl.run(["scontrol", "-o", "show", "job", array]).stdout
+    if "TimeLimit=00:10:00" not in shown:
+        raise Failure("--sbatch-arg=--time=10 did not reach the array job: "
+                      + shown)
 
     # Hold the largest shard after its first sample, then cancel it.
     deadline = time.monotonic() + 90
