@@ -88,6 +88,16 @@ if [ -z "${PTXBENCH_SKIP_LLAMA:-}" ] &&
     echo "setup: note: could not install llama-cpp-python[server]; the real-server test will be unsupported"
 fi
 
+# The fine-tuning recipe (training/) and its end-to-end test (test/Adapt):
+# torch, TRL, PEFT, datasets, tokenizers and transformers' OpenAI-compatible
+# server. PyPI's torch wheel for Linux brings the CUDA libraries as
+# dependencies (about 4 GB, a few minutes); it runs on the CPU without a GPU.
+if ! python3 -c 'import torch, transformers, trl, peft, datasets, tokenizers, fastapi, uvicorn' 2>/dev/null; then
+  echo "setup: installing the training stack from PyPI (torch, transformers[serving], trl, peft, datasets)"
+  python3 -m pip install --quiet torch 'transformers[serving]' trl peft datasets tokenizers accelerate ||
+    echo "setup: note: could not install the training stack; test/Adapt will be unsupported"
+fi
+
 # Headless Chromium renders the HTML report in test/Eval/report-screenshot.test
 # (about 350 MB with its dependencies, from Debian).
 if ! command -v chromium >/dev/null; then
