@@ -19,7 +19,7 @@ Written beside the result, in --output-dir:
   run_config.json  every setting, the data files' sha256, the split and the
                    balance (cell counts before and after), library versions
   loss.csv         the trainer's log: step, epoch, loss, eval_loss, learning_rate
-  loss.png         the loss curve
+  loss.png         the loss curve (matplotlib where installed, else plot.py)
   adapter/         the LoRA adapter (LoRA runs)
   model/           the model to serve: merged with the adapter (LoRA runs,
                    unless --no-merge) or fully tuned, with the tokenizer
@@ -205,8 +205,25 @@ def write_loss(log_history, output_dir):
         "train loss": [(r["step"], r["loss"]) for r in rows if r["loss"] != ""],
         "eval loss": [(r["step"], r["eval_loss"]) for r in rows if r["eval_loss"] != ""],
     }
-    plot.line_plot({k: v for k, v in series.items() if v}, os.path.join(output_dir, "loss.png"))
-    return series["train loss"]
+    series = {k: v for k, v in series.items() if v}
+    path = os.path.join(output_dir, "loss.png")
+    try:
+        # matplotlib where installed (labelled axes); else the stdlib writer.
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        figure, axes = plt.subplots(figsize=(6.4, 4))
+        for name, points in series.items():
+            axes.plot([p[0] for p in points], [p[1] for p in points], marker=".", label=name)
+        axes.set_xlabel("step")
+        axes.set_ylabel("loss")
+        axes.legend()
+        figure.tight_layout()
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+    except ImportError:
+        plot.line_plot(series, path)
+    return series.get("train loss", [])
 
 
 def main(argv=None):

@@ -3,20 +3,26 @@
 // `ptxbench report --db results.sqlite [--format markdown|csv|html] [-o OUT]`
 // prints the sweep's tables per model x context x task x arch;
 // `--sample ID` (a row id or model/context/task/sample_id@turn) prints one
-// sample with its diagnostics inline.
+// sample with its diagnostics inline. `--compare BASE,OTHER,...` puts
+// models side by side per task, split by `--heldout-tasks` and context,
+// with each difference from BASE and its bootstrap interval (Compare.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
+#include "ptxbench/Eval/Compare.h"
 #include "ptxbench/Eval/ReportTables.h"
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/SampleView.h"
 #include "ptxbench/Eval/TurnSummary.h"
 
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+
+#include <set>
 
 using namespace llvm;
 using namespace ptxbench;
@@ -40,6 +46,21 @@ cl::opt<std::string> sample("sample",
                             cl::desc("Show one sample: a row id or "
                                      "model/context/task/sample_id@turn"),
                             cl::sub(reportCmd));
+cl::list<std::string> compare(
+    "compare",
+    cl::desc("Compare these models side by side (the first is the "
+             "baseline of the differences)"),
+    cl::value_desc("base,other,..."), cl::CommaSeparated, cl::sub(reportCmd));
+cl::list<std::string> heldoutTasks(
+    "heldout-tasks",
+    cl::desc("With --compare: tasks held out of training (their own split)"),
+    cl::value_desc("task,..."), cl::CommaSeparated, cl::sub(reportCmd));
+cl::opt<unsigned> bootstrap("bootstrap",
+                            cl::desc("With --compare: bootstrap resamples "
+                                     "for the intervals"),
+                            cl::init(1000), cl::sub(reportCmd));
+cl::opt<uint64_t> seed("seed", cl::desc("With --compare: the bootstrap seed"),
+                       cl::init(0), cl::sub(reportCmd));
 cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),
                             cl::value_desc("file"), cl::sub(reportCmd));
 
@@ -82,7 +103,54 @@ int runReport() {
   auto records = (*store)->all();
   if (!records)
     return fail(toString(records.takeError()));
+  if (!compare.empty()) {
+    if (compare.size() < 2)
+      return fail("--compare expects two or more models, got '" +
+                  compare.front() + "'");
+    std::set<std::string> inStore, tasks;
+    for (const eval::SampleRecord &r : *records) {
+      inStore.insert(r.key.model);
+      tasks.insert(r.key.task);
+    }
+    for (const std::string &model : compare)
+      if (!inStore.count(model))
+        return fail("--compare: no sample of model '" + model + "' in " +
+                    dbPath + " (it has: " + join(inStore, ", ") + ")");
+    for (const std::string &task : heldoutTasks)
+      if (!tasks.count(task))
+        WithColor::warning(errs(), "ptxbench report")
+            << "--heldout-tasks: no sample of task '" << task << "' in "
+            << dbPath << "\n";
+    if (!bootstrap)
+      return fail("--bootstrap expects at least one resample");
+  }
+  if (!compare.empty() && format == Format::CSV)
+    return fail("--compare prints Markdown or HTML tables, not CSV");
+
   std::vector<eval::GroupStats> groups = eval::summarize(*records);
+  if (!compare.empty()) {
+    eval::CompareOptions options;
+    options.models.assign(compare.begin(), compare.end());
+    options.heldoutTasks.insert(heldoutTasks.begin(), heldoutTasks.end());
+    options.resamples = bootstrap;
+    options.seed = seed;
+    std::vector<eval::Table> tables = eval::compareTables(*records, options);
+    if (format == Format::HTML) {
+      // The page's plots and tables for the compared models only, the
+      // comparison first.
+      std::vector<eval::GroupStats> compared;
+      for (eval::GroupStats &g : groups)
+        if (llvm::is_contained(compare, g.model))
+          compared.push_back(std::move(g));
+      for (eval::Table &t : eval::reportTables(compared))
+        tables.push_back(std::move(t));
+      eval::printHTML(compared, tables, out->os());
+    } else {
+      eval::printMarkdown(tables, out->os());
+    }
+    out->keep();
+    return 0;
+  }
   std::vector<eval::Table> tables = eval::reportTables(groups);
   tables.push_back(eval::environmentTable(*records));
   // Multi-turn samples: the rates after each turn, and pass@k.
