@@ -235,7 +235,7 @@ def main(argv=None):
     evaluation = read_fixit(s["eval_data"]) if s["eval_data"] else dropped
     if not train:
         fail("%s: no training record%s" % (s["data"], " outside the held-out tasks" if heldout else ""))
-    balanced = rebalance(train, s["balance"], s["seed"])
+    rebalance([], s["balance"], s["seed"])  # checks the spec before the slow part
 
     # The heavy imports after the cheap checks, so bad input fails fast.
     import datasets
@@ -265,16 +265,18 @@ def main(argv=None):
             ids = ids["input_ids"]
         return len(ids) <= s["max_length"]
 
-    too_long = {"train": sum(not fits(r) for r in balanced),
-                "eval": sum(not fits(r) for r in evaluation)}
+    fitting = [r for r in train if fits(r)]
+    fitting_eval = [r for r in evaluation if fits(r)]
+    too_long = {"train": len(train) - len(fitting), "eval": len(evaluation) - len(fitting_eval)}
     if too_long["train"] or too_long["eval"]:
         print("sft.py: warning: %d training and %d evaluation records are longer than --max-length %d "
               "tokens and are left out" % (too_long["train"], too_long["eval"], s["max_length"]),
               file=sys.stderr)
-    fitting = [r for r in balanced if fits(r)]
-    evaluation = [r for r in evaluation if fits(r)]
     if not fitting:
         fail("%s: every training record is longer than --max-length %d tokens" % (s["data"], s["max_length"]))
+    evaluation = fitting_eval
+    # The balance applies to the records that are trained on.
+    balanced = rebalance(fitting, s["balance"], s["seed"])
 
     os.makedirs(s["output_dir"], exist_ok=True)
     config = {
@@ -283,8 +285,8 @@ def main(argv=None):
         "eval_data_sha256": sha256(s["eval_data"]) if s["eval_data"] else None,
         "split": {"heldout_tasks": heldout, "dropped_from_data": len(dropped),
                   "eval_records": len(evaluation)},
-        "balance": {"spec": s["balance"], "records_before": len(train), "records_after": len(balanced),
-                    "cells_before": cells(train), "cells_after": cells(balanced)},
+        "balance": {"spec": s["balance"], "records_before": len(fitting), "records_after": len(balanced),
+                    "cells_before": cells(fitting), "cells_after": cells(balanced)},
         "too_long": too_long,
         "dtype": str(dtype).replace("torch.", ""),
         "versions": {m.__name__: m.__version__ for m in (torch, transformers, trl, peft, datasets)},
@@ -333,7 +335,7 @@ def main(argv=None):
             r=s["lora_r"], lora_alpha=s["lora_alpha"], lora_dropout=s["lora_dropout"],
             target_modules=targets if targets == "all-linear" else targets.split(","),
             task_type="CAUSAL_LM")
-    trainer = trl.SFTTrainer(model=model, args=sft_config, train_dataset=as_dataset(fitting),
+    trainer = trl.SFTTrainer(model=model, args=sft_config, train_dataset=as_dataset(balanced),
                              eval_dataset=as_dataset(evaluation) if evaluation else None,
                              processing_class=tokenizer, peft_config=peft_config)
     trainer.train()
@@ -356,7 +358,7 @@ def main(argv=None):
     with open(config_path, "w") as f:
         json.dump(config, f, indent=1)
     print("sft.py: %d records (%d before --balance %s), %d steps, loss %s -> %s; %s" % (
-        len(fitting), len(train), s["balance"], trainer.state.global_step,
+        len(balanced), len(fitting), s["balance"], trainer.state.global_step,
         config["result"]["first_loss"], config["result"]["last_loss"], s["output_dir"]))
 
 
