@@ -224,11 +224,26 @@ ptxbench::eval::runSweep(ResultsStore &store,
                          const std::vector<SampleInput> &samples,
                          const SweepOptions &options) {
   SweepStats stats;
-  auto recorded = store.all();
-  if (!recorded)
-    return recorded.takeError();
+  // What is recorded of these samples: looked up one by one for a few
+  // (`generate` evaluates a turn at a time, and reading a large store whole
+  // for each would cost time quadratic in its size), else read whole.
+  std::vector<SampleRecord> recorded;
+  if (samples.size() <= 16) {
+    for (const SampleInput &s : samples) {
+      auto r = store.get(s.key);
+      if (!r)
+        return r.takeError();
+      if (*r)
+        recorded.push_back(std::move(**r));
+    }
+  } else {
+    auto all = store.all();
+    if (!all)
+      return all.takeError();
+    recorded = std::move(*all);
+  }
   std::map<SampleKey, const SampleRecord *> byKey;
-  for (const SampleRecord &r : *recorded)
+  for (const SampleRecord &r : recorded)
     byKey[r.key] = &r;
 
   // What is left: in the shard, and not recorded for this arch and shapes
