@@ -7,6 +7,10 @@
 
 #include "ptxbench/Runtime/Containment.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include <algorithm>
 
 using namespace ptxbench::runtime;
@@ -76,4 +80,67 @@ unsigned ptxbench::runtime::inputSetCount(uint64_t bytesPerSet,
                                           unsigned maxSets) {
   uint64_t fit = bytesPerSet ? budgetBytes / bytesPerSet : maxSets;
   return unsigned(std::clamp<uint64_t>(fit, 2, std::max(maxSets, 2u)));
+}
+
+std::vector<std::string> ptxbench::runtime::moduleGlobals(llvm::StringRef ptx) {
+  std::vector<std::string> names;
+  auto declaration = [&](llvm::StringRef statement) {
+    llvm::SmallVector<llvm::StringRef> words;
+    llvm::SplitString(statement, words, " \t\r\n");
+    auto global = llvm::find(words, ".global");
+    if (global == words.end() || llvm::is_contained(words, ".extern"))
+      return;
+    // `.global .align 4 .b8 name[16] = ...`: the first word that is not a
+    // directive or a number.
+    for (auto it = global + 1; it != words.end() && !it->starts_with("=");
+         ++it) {
+      llvm::StringRef name =
+          it->take_until([](char c) { return c == '[' || c == '='; });
+      if (!name.empty() && !name.starts_with(".") &&
+          !llvm::isDigit(name.front())) {
+        names.push_back(name.str());
+        return;
+      }
+    }
+  };
+  // Statements at module scope, comments and strings aside: a body's braces
+  // hide what is inside it; an initializer's do not end the statement.
+  std::string statement;
+  int depth = 0;
+  for (size_t i = 0; i < ptx.size(); ++i) {
+    char c = ptx[i];
+    if (c == '/' && i + 1 < ptx.size() &&
+        (ptx[i + 1] == '/' || ptx[i + 1] == '*')) {
+      size_t end =
+          ptx[i + 1] == '/' ? ptx.find('\n', i) : ptx.find("*/", i + 2);
+      i = end == llvm::StringRef::npos ? ptx.size() : end + (ptx[i + 1] == '*');
+      statement += ' ';
+      continue;
+    }
+    if (c == '"') {
+      size_t end = ptx.find('"', i + 1);
+      i = end == llvm::StringRef::npos ? ptx.size() : end;
+      continue;
+    }
+    bool initializer = llvm::StringRef(statement).contains('=');
+    if (c == '{') {
+      if (depth++ == 0 && !initializer)
+        statement.clear();
+      continue;
+    }
+    if (c == '}') {
+      if (depth > 0 && --depth == 0 && !initializer)
+        statement.clear();
+      continue;
+    }
+    if (depth > 0)
+      continue;
+    if (c == ';') {
+      declaration(statement);
+      statement.clear();
+      continue;
+    }
+    statement += c;
+  }
+  return names;
 }

@@ -54,6 +54,7 @@ namespace ptxbench::runtime::cuda {
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
+  X(cuModuleGetGlobal)                                                         \
   X(cuFuncSetAttribute)                                                        \
   X(cuFuncGetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \

@@ -65,6 +65,42 @@ MaybeFail Gpu::check(CUresult r, Status status, const Twine &what) {
                  (what + ": " + d.describe(r)).str(), sticky};
 }
 
+MaybeFail Gpu::captureGlobals(CUmodule module, ArrayRef<std::string> names) {
+  globals.clear();
+  size_t total = 0;
+  for (const std::string &name : names) {
+    GlobalVar var;
+    if (d.cuModuleGetGlobal(&var.ptr, &var.bytes, module, name.c_str()) ||
+        !var.bytes)
+      continue; // not a variable the module defines after all
+    globals.push_back(var);
+    total += var.bytes;
+  }
+  if (globals.empty())
+    return std::nullopt;
+  TRY(alloc(savedGlobals, total));
+  size_t offset = 0;
+  for (const GlobalVar &var : globals) {
+    TRY(check(d.cuMemcpyDtoDAsync(savedGlobals.ptr + offset, var.ptr, var.bytes,
+                                  stream),
+              Status::HarnessError, "saving the submission's globals"));
+    offset += var.bytes;
+  }
+  return check(d.cuStreamSynchronize(stream), Status::HarnessError,
+               "saving the submission's globals");
+}
+
+MaybeFail Gpu::restoreGlobals() {
+  size_t offset = 0;
+  for (const GlobalVar &var : globals) {
+    TRY(check(d.cuMemcpyDtoDAsync(var.ptr, savedGlobals.ptr + offset, var.bytes,
+                                  stream),
+              Status::HarnessError, "restoring the submission's globals"));
+    offset += var.bytes;
+  }
+  return std::nullopt;
+}
+
 MaybeFail Gpu::alloc(DeviceBuffer &buf, size_t bytes) {
   buf.bytes = bytes;
   return check(d.cuMemAlloc(&buf.ptr, bytes ? bytes : 16), Status::HarnessError,

@@ -78,7 +78,22 @@ public:
   std::vector<CUfunction> countedFunctions;
   std::string countedError;
 
+  /// The submission's module-scope .global variables and a copy of their
+  /// contents as loaded: restored before every launch of the submission,
+  /// so nothing a kernel keeps in its own globals (a launch counter, a
+  /// fingerprint, cached results) reaches the next launch.
+  struct GlobalVar {
+    CUdeviceptr ptr = 0;
+    size_t bytes = 0;
+  };
+  std::vector<GlobalVar> globals;
+  DeviceBuffer savedGlobals;
+
   MaybeFail init();
+  /// Finds the variables `names` of `module` and saves their contents.
+  MaybeFail captureGlobals(CUmodule module, llvm::ArrayRef<std::string> names);
+  /// Queues the copy of the saved contents back on the harness's stream.
+  MaybeFail restoreGlobals();
   /// The SM clock and throttle reasons now (invalid without NVML).
   ClockReading readClock();
   MaybeFail check(CUresult r, Status status, const llvm::Twine &what);

@@ -191,8 +191,7 @@ public:
   void run(WorkloadResult &result, bool baseline, bool checkOnly = false);
   /// Runs the instrumented variant once (untimed) and adds the executed
   /// counts of `families` to `result`.
-  void countFeatures(WorkloadResult &result,
-                     ArrayRef<std::string> families);
+  void countFeatures(WorkloadResult &result, ArrayRef<std::string> families);
   bool lost = false;
   /// Called while the input sets are prepared (each can take seconds), so
   /// the parent's watchdog sees progress.
@@ -578,9 +577,8 @@ MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
       config.attrs = &attr;
       config.numAttrs = 1;
     }
-    TRY(gpu.check(
-        d.cuLaunchKernelEx(&config, fns[k], params.data(), nullptr),
-        Status::LaunchError, "launching kernel '" + rk.name + "'"));
+    TRY(gpu.check(d.cuLaunchKernelEx(&config, fns[k], params.data(), nullptr),
+                  Status::LaunchError, "launching kernel '" + rk.name + "'"));
   }
   return std::nullopt;
 }
@@ -778,6 +776,7 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
     activate(next);
     setOf.push_back(next);
     TRY(poisonOutputs());
+    TRY(gpu.restoreGlobals());
     return poisonScratch();
   };
   hooks.after = [&](unsigned launch) -> MaybeFail {
@@ -890,6 +889,8 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
     MaybeFail f = poisonOutputs();
     if (!f)
       f = poisonScratch();
+    if (!f)
+      f = gpu.restoreGlobals();
     if (!f)
       f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
                     "preparing inputs");
@@ -1071,24 +1072,26 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     return t.role != Role::Input || t.dtype == DType::F32;
   });
   double matrix = fp8 ? hw.fp8Tflops : f32 ? hw.tf32Tflops : hw.bf16Tflops;
-  emit(fd, json::Object{{"event", "device"},
-                        {"device", gpu.name + " (" + gpu.arch() + ")"},
-                        {"arch", gpu.arch()},
-                        {"peak_tflops", matrix},
-                        {"peak_matrix_type",
-                         fp8 ? "fp8 e4m3" : f32 ? "tf32" : "bf16"},
-                        {"peak_gbps", hw.dramGBps},
-                        {"peak_fp32_tflops", hw.fp32Tflops},
-                        {"peak_how", hw.how},
-                        {"library_tflops", fp8 ? peaks.fp8Tflops : peaks.tflops},
-                        {"copy_gbps", peaks.gbps},
-                        {"peak_source", peaks.source},
-                        {"driver", gpu.driverVersion},
-                        {"cuda_driver_version", int64_t(gpu.cudaVersion)},
-                        {"cublaslt_version",
-                         int64_t(gpu.haveLt && gpu.lt.cublasLtGetVersion
-                                     ? gpu.lt.cublasLtGetVersion()
-                                     : 0)}});
+  emit(fd,
+       json::Object{
+           {"event", "device"},
+           {"device", gpu.name + " (" + gpu.arch() + ")"},
+           {"arch", gpu.arch()},
+           {"peak_tflops", matrix},
+           {"peak_matrix_type", fp8   ? "fp8 e4m3"
+                                : f32 ? "tf32"
+                                      : "bf16"},
+           {"peak_gbps", hw.dramGBps},
+           {"peak_fp32_tflops", hw.fp32Tflops},
+           {"peak_how", hw.how},
+           {"library_tflops", fp8 ? peaks.fp8Tflops : peaks.tflops},
+           {"copy_gbps", peaks.gbps},
+           {"peak_source", peaks.source},
+           {"driver", gpu.driverVersion},
+           {"cuda_driver_version", int64_t(gpu.cudaVersion)},
+           {"cublaslt_version", int64_t(gpu.haveLt && gpu.lt.cublasLtGetVersion
+                                            ? gpu.lt.cublasLtGetVersion()
+                                            : 0)}});
 
   // The parent compiled the submission once, under the compile limits.
   std::string ptx, compileLog, jitLog;
@@ -1132,13 +1135,17 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     }
     functions.push_back(fn);
   }
+  if (MaybeFail f = gpu.captureGlobals(module, moduleGlobals(ptx))) {
+    reportAll(f->status, f->message, compileLog, jitLog);
+    return f->contextLost ? 3 : 0;
+  }
   // The instrumented variant, for the run-time feature counts.
   if (!options.instrumentedPtxPath.empty()) {
     auto buf = MemoryBuffer::getFile(options.instrumentedPtxPath);
     std::string log;
     if (!buf) {
-      gpu.countedError = "cannot read the instrumented PTX: " +
-                         buf.getError().message();
+      gpu.countedError =
+          "cannot read the instrumented PTX: " + buf.getError().message();
     } else if (MaybeFail f = [&] {
                  emit(fd, json::Object{{"event", "jit"}});
                  MaybeFail f =
@@ -1155,8 +1162,8 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
         CUfunction fn = nullptr;
         if (gpu.d.cuModuleGetFunction(&fn, gpu.counted, k.name.c_str())) {
           gpu.counted = nullptr;
-          gpu.countedError = "kernel '" + k.name +
-                             "' is not in the instrumented module";
+          gpu.countedError =
+              "kernel '" + k.name + "' is not in the instrumented module";
           break;
         }
         gpu.countedFunctions.push_back(fn);

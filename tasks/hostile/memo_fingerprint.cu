@@ -3,8 +3,11 @@
 // memory; a launch whose inputs it has seen writes nothing, counting on
 // the previous result still being in C. Against a harness that times
 // repeated launches on the trial's inputs without re-poisoning C it passes
-// at memcpy-free speed (about 10x cuBLASLt). Expected: INCORRECT, the
-// output of a timed launch is unwritten.
+// at memcpy-free speed (about 10x cuBLASLt). Expected: PASSED at its honest
+// speed: the harness restores module-scope globals to their loaded contents
+// before every launch, so the fingerprints are gone and every launch
+// computes (without the restore, INCORRECT: a timed launch's poisoned
+// output stays unwritten).
 //
 // @ptxbench kernel gemm_memo_fp grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K

@@ -1,8 +1,10 @@
-// HOSTILE (writing into another tensor): correct output, but from its
-// third launch on (the timed runs) it overwrites the first row of the
-// input B, e.g. to leave a marker or scratch data in memory it does not
-// own. The harness hashes every input set before and after the timed
-// runs. Expected: INCORRECT (input 'B' was modified during the timed runs).
+// HOSTILE (writing into another tensor): correct output, but once every
+// block has read B the last one overwrites an element of the input B, e.g.
+// to leave a marker or scratch data in memory it does not own (it used to
+// wait for its third launch, the timed runs, by a launch counter in module
+// globals; the harness restores those before every launch, so it cannot
+// count). The harness hashes every input set around the checked trials and
+// the timed runs. Expected: INCORRECT (input 'B' was modified).
 //
 // @ptxbench kernel gemm_write_b grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K
@@ -61,37 +63,20 @@ __device__ void gemm_tile(const __nv_bfloat16 *A, const __nv_bfloat16 *B,
 // The number of earlier launches of this kernel on this problem size (a
 // new M starts over), read once per block; the last block of a launch
 // advances it, so every block of one launch sees the same number.
-__device__ unsigned int g_launch, g_done;
-__device__ int g_m;
+__device__ unsigned int g_done;
 
-__device__ unsigned launch_number(int M) {
-  __shared__ unsigned n;
-  if (threadIdx.x == 0)
-    n = *(volatile int *)&g_m == M ? *(volatile unsigned *)&g_launch : 0;
-  __syncthreads();
-  return n;
-}
-
-__device__ void launch_done(int M, unsigned n) {
+extern "C" __global__ void __launch_bounds__(128)
+gemm_write_b(const __nv_bfloat16 *A, __nv_bfloat16 *B, __nv_bfloat16 *C,
+             int M, int N, int K) {
+  gemm_tile(A, B, C, M, N, K, blockIdx.y, blockIdx.x);
+  // Every block has loaded B by the time the last one finishes.
   __syncthreads();
   if (threadIdx.x != 0)
     return;
   __threadfence();
   if (atomicAdd(&g_done, 1u) == gridDim.x * gridDim.y - 1) {
-    g_m = M;
-    g_launch = n + 1;
     g_done = 0;
+    B[(size_t)(N - 1) * K] = __float2bfloat16(0.0f);
     __threadfence();
   }
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-gemm_write_b(const __nv_bfloat16 *A, __nv_bfloat16 *B, __nv_bfloat16 *C,
-             int M, int N, int K) {
-  unsigned launch = launch_number(M);
-  gemm_tile(A, B, C, M, N, K, blockIdx.y, blockIdx.x);
-  // Every block has loaded B by the time the last one finishes.
-  launch_done(M, launch);
-  if (launch >= 2 && blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0)
-    B[(size_t)(N - 1) * K] = __float2bfloat16(0.0f);
 }

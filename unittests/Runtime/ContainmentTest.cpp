@@ -132,3 +132,25 @@ TEST(JudgeSumsTest, SameOrderAsTheHostCheck) {
 }
 
 } // namespace
+
+TEST(ModuleGlobalsTest, DefinedGlobalsOnly) {
+  const char *ptx = R"(.version 8.7
+.target sm_90a
+.address_size 64
+.extern .global .u32 declared;            // not ours to restore
+.global .align 4 .b8 cache[33554432];
+.visible .global .u64 launches;
+.global .align 8 .u64 table[2] = {1, 2};  /* an initializer's braces */
+.const .align 4 .b32 constant[4];
+.visible .entry k(.param .u64 p)
+{
+	.reg .b32 %r<2>;
+	.shared .align 4 .b8 tile[64];       // shared memory does not persist
+	ret;
+}
+.weak .global .align 16 .b8 after_a_body[16];
+)";
+  EXPECT_EQ(
+      moduleGlobals(ptx),
+      (std::vector<std::string>{"cache", "launches", "table", "after_a_body"}));
+}

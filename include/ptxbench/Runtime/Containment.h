@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ptxbench::runtime {
 
@@ -68,6 +69,13 @@ GuardedLayout guardedLayout(uint64_t bytes, uint64_t granularity,
 /// no timed launch sees the inputs of the launch before it).
 unsigned inputSetCount(uint64_t bytesPerSet, uint64_t budgetBytes,
                        unsigned maxSets = 8);
+
+/// The module-scope `.global` variables a PTX module defines (not
+/// `.extern` ones): state a kernel could keep from one launch to the next,
+/// which the harness restores to its initial contents before every launch.
+/// A line scan of the PTX text, as nvcc and NVRTC write it (one declaration
+/// a statement; function bodies cannot declare `.global`).
+std::vector<std::string> moduleGlobals(llvm::StringRef ptx);
 
 } // namespace ptxbench::runtime
 
