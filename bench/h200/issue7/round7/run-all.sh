@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-all.sh - round 7's device call: bf16 v16 beside the expert, first on the
+# run-all.sh - the H200 run of bf16 v16 beside the expert, first on the
 # M3000 workloads of the three bf16 tasks, then on all their workloads.
 #   OUT=... bench/h200/issue7/round7/run-all.sh PTXBENCH
 # Round 7 is closed: v16 and the expert it ran against are in git history (restore them as

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """predict.py - the arithmetic behind README.md's predicted ratios (round 5, attention backward).
 
-Inputs: cuDNN's times (docs/perf.md, second/fourth device calls) and the expert's round-2 ratios
+Inputs: cuDNN's times (docs/perf.md, the second and fourth H200 runs) and the expert's round-2 ratios
 (measured before the harness fix that moved the zeroing of workspaces out of the timed region).
 Model of our time per workload:
   expert = memset(dq_acc, cleared inside the timed launch before the fix) + prep and dq_convert
