@@ -18,6 +18,7 @@
 #include "ptxbench/Client/RateLimit.h"
 #include "ptxbench/Client/TurnEval.h"
 #include "ptxbench/Client/Wire.h"
+#include "ptxbench/Eval/GpuPool.h"
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/Sweep.h"
 #include "ptxbench/Prompt/Prompt.h"
@@ -253,31 +254,6 @@ private:
   std::vector<std::thread> workers;
 };
 
-/// GPUs handed to evaluations one at a time each.
-class GpuSlots {
-public:
-  explicit GpuSlots(std::vector<std::string> ids) : free(std::move(ids)) {}
-  std::string acquire() {
-    std::unique_lock<std::mutex> lock(mutex);
-    cv.wait(lock, [&] { return !free.empty(); });
-    std::string id = free.back();
-    free.pop_back();
-    return id;
-  }
-  void release(std::string id) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      free.push_back(std::move(id));
-    }
-    cv.notify_one();
-  }
-
-private:
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::vector<std::string> free;
-};
-
 std::string shortCount(int64_t n) {
   if (n >= 1000000)
     return llvm::formatv("{0:f1}M", n / 1e6).str();
@@ -334,7 +310,7 @@ private:
   HttpClient http;
   std::unique_ptr<eval::ResultsStore> store;
   std::unique_ptr<EvalPool> pool;
-  std::unique_ptr<GpuSlots> gpus;
+  std::unique_ptr<eval::GpuPool> gpus;
   std::mt19937_64 rng;
   unsigned inFlight = 0, turnsTotal = 0, turnsDone = 0;
   double reservedCost = 0, reservedTokens = 0;
@@ -427,7 +403,7 @@ Error Generator::prepare() {
     bool realGpus = !options.staticOnly && !options.gpus.empty() &&
                     !options.gpus.front().empty();
     if (realGpus)
-      gpus = std::make_unique<GpuSlots>(options.gpus);
+      gpus = std::make_unique<eval::GpuPool>(options.gpus);
     pool = std::make_unique<EvalPool>(std::max(1u, options.evalJobs),
                                       [this] { http.wakeup(); });
   }

@@ -9,6 +9,7 @@
 
 #include "ptxbench/Eval/Sweep.h"
 
+#include "ptxbench/Eval/GpuPool.h"
 #include "ptxbench/Eval/GpuRun.h"
 #include "ptxbench/Eval/StaticEval.h"
 #include "ptxbench/Eval/Summary.h"
@@ -63,31 +64,6 @@ struct Slot {
   SampleRecord result;
   /// The key of the sample evaluated.
   std::string origin;
-};
-
-/// GPUs handed out one run at a time each.
-class GpuPool {
-public:
-  explicit GpuPool(std::vector<std::string> ids) : free(std::move(ids)) {}
-  std::string acquire() {
-    std::unique_lock<std::mutex> lock(mutex);
-    cv.wait(lock, [&] { return !free.empty(); });
-    std::string id = free.back();
-    free.pop_back();
-    return id;
-  }
-  void release(std::string id) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      free.push_back(std::move(id));
-    }
-    cv.notify_one();
-  }
-
-private:
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::vector<std::string> free;
 };
 
 /// Counts by status and the time left, on one line.
