@@ -27,11 +27,11 @@ failed=0
 step() {
   local name=$1; shift
   local start end rc
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   "$@" > "$W/$name.log" 2>&1
   rc=$?
-  end=$(date +%s.%N)
-  printf '%-14s %3d %8.2f s\n' "$name" "$rc" "$(echo "$end - $start" | bc)" | tee -a "$OUT/steps.txt"
+  end=$(date +%s%N)
+  printf '%-14s %3d %8d ms\n' "$name" "$rc" $(( (end - start) / 1000000 )) | tee -a "$OUT/steps.txt"
   [ "$rc" -eq 0 ] || failed=1
   return "$rc"
 }
