@@ -56,14 +56,47 @@ struct TaskInfo {
   std::string error;
 };
 
-/// An evaluation identical samples share.
+/// A GPU run that samples with the same canonical code share.
 struct Slot {
   std::mutex mutex;
   std::condition_variable cv;
   bool done = false;
+  /// The sample that ran, with its results.
   SampleRecord result;
-  /// The key of the sample evaluated.
-  std::string origin;
+};
+
+/// Slots by key: the first to claim a key runs, the others wait for its
+/// result.
+class SharedRuns {
+public:
+  /// The key's slot, and whether the caller owns it (and must publish()).
+  std::pair<std::shared_ptr<Slot>, bool> claim(const std::string &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::shared_ptr<Slot> &entry = slots[key];
+    bool owner = !entry;
+    if (owner)
+      entry = std::make_shared<Slot>();
+    return {entry, owner};
+  }
+
+  static void publish(Slot &slot, const SampleRecord &result) {
+    {
+      std::lock_guard<std::mutex> lock(slot.mutex);
+      slot.result = result;
+      slot.done = true;
+    }
+    slot.cv.notify_all();
+  }
+
+  static const Slot &wait(Slot &slot) {
+    std::unique_lock<std::mutex> lock(slot.mutex);
+    slot.cv.wait(lock, [&] { return slot.done; });
+    return slot;
+  }
+
+private:
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<Slot>> slots;
 };
 
 /// Counts by status and the time left, on one line.
@@ -112,16 +145,11 @@ std::string hostName() {
   return name;
 }
 
-/// Copies a shared evaluation's results onto `record`.
-void reuse(SampleRecord &record, const SampleRecord &from,
-           const std::string &origin) {
-  record.status = from.status;
-  record.staticJson = from.staticJson;
+/// Copies the GPU run of code with the same canonical hash onto `record`.
+void copyRun(SampleRecord &record, const SampleRecord &from) {
   record.runStatus = from.runStatus;
   record.runJson = from.runJson;
-  record.error = from.error;
   record.environmentJson = from.environmentJson;
-  record.reusedFrom = origin;
 }
 
 /// The sweep's environment plus the GPU slot and the device the run named.
@@ -281,8 +309,8 @@ ptxbench::eval::runSweep(ResultsStore &store,
 
   Progress progress(options.progress, pending.size(), stats.skipped);
   GpuPool gpus(options.gpus);
-  std::mutex slotsMutex, errorMutex;
-  std::map<std::string, std::shared_ptr<Slot>> slots;
+  std::mutex errorMutex;
+  SharedRuns runs;
   std::atomic<size_t> next{0};
   std::optional<llvm::Error> firstError;
 
@@ -329,58 +357,43 @@ ptxbench::eval::runSweep(ResultsStore &store,
     if (!evaluator.prepare(record, staticOptions))
       return commit();
 
-    // Identical code: wait for (or take) the evaluation that owns it.
-    std::string dedupKey = record.canonicalHash + "|" + input.key.task;
-    std::shared_ptr<Slot> slot;
-    bool owner = false;
-    {
-      std::lock_guard<std::mutex> lock(slotsMutex);
-      std::shared_ptr<Slot> &entry = slots[dedupKey];
-      if (!entry) {
-        entry = std::make_shared<Slot>();
-        owner = true;
-      }
-      slot = entry;
-    }
-    if (!owner) {
-      std::unique_lock<std::mutex> lock(slot->mutex);
-      slot->cv.wait(lock, [&] { return slot->done; });
-      reuse(record, slot->result, slot->origin);
+    // Every sample is analyzed itself: the findings name its file and
+    // lines. Code of a task with the same canonical hash (the same text, or
+    // one with a comment more or a register renamed) shares one GPU run.
+    evaluator.analyze(record, staticOptions);
+    if (options.staticOnly)
       return commit();
-    }
     auto stored = store.findByHash(record.canonicalHash, input.key.task,
                                    options.arch, options.shapes,
-                                   !options.staticOnly);
+                                   /*needRun=*/true);
     if (!stored)
       llvm::consumeError(stored.takeError());
     if (stored && *stored) {
-      reuse(record, **stored, (*stored)->key.str());
-    } else {
-      evaluator.analyze(record, staticOptions);
-      if (!options.staticOnly) {
-        GpuRunOptions run;
-        run.tool = options.tool;
-        run.taskDir = task.dir;
-        run.shapes = options.shapes;
-        run.timeoutSeconds = options.runTimeoutSeconds;
-        run.compileTimeoutSeconds = options.compileTimeoutSeconds;
-        run.gpu = gpus.acquire();
-        runOnGpu(record, run);
-        gpus.release(run.gpu);
-        record.runJson =
-            withFeatureCounts(withSplits(record.runJson, task.heldout));
-        record.environmentJson = environmentWith(environment, run.gpu,
-                                                 record.runJson);
-      }
+      copyRun(record, **stored);
+      record.reusedFrom = (*stored)->key.str();
+      return commit();
     }
-    {
-      std::lock_guard<std::mutex> lock(slot->mutex);
-      slot->result = record;
-      slot->origin =
-          record.reusedFrom.empty() ? record.key.str() : record.reusedFrom;
-      slot->done = true;
+    auto [slot, owner] =
+        runs.claim(input.key.task + "\n" + record.canonicalHash);
+    if (!owner) {
+      const Slot &done = SharedRuns::wait(*slot);
+      copyRun(record, done.result);
+      record.reusedFrom = done.result.key.str();
+      return commit();
     }
-    slot->cv.notify_all();
+    GpuRunOptions run;
+    run.tool = options.tool;
+    run.taskDir = task.dir;
+    run.shapes = options.shapes;
+    run.timeoutSeconds = options.runTimeoutSeconds;
+    run.compileTimeoutSeconds = options.compileTimeoutSeconds;
+    run.gpu = gpus.acquire();
+    runOnGpu(record, run);
+    gpus.release(run.gpu);
+    record.runJson = withFeatureCounts(withSplits(record.runJson, task.heldout));
+    record.environmentJson =
+        environmentWith(environment, run.gpu, record.runJson);
+    SharedRuns::publish(*slot, record);
     commit();
   };
 
