@@ -1,10 +1,10 @@
 //===- Feedback.cpp - A run result as the next turn's message -------------===//
 //
-// Reads the JSON written by `ptxbench run --json` (Result.cpp's toJSON) and
-// `ptxbench analyze --format json` (AnalysisReport.cpp's toJSON) and writes
-// what a model needs to fix its kernel, most important first. Only the JSON
-// is read, and numbers are printed with fixed formats, so the text depends
-// on nothing else.
+// Reads the JSON written by `ptxbench run --json` (ResultJSON.cpp's toJSON)
+// and `ptxbench analyze --format json` (AnalysisReport.cpp's toJSON) and
+// writes what a model needs to fix its kernel, most important first. Only
+// the JSON is read, and numbers are printed with fixed formats, so the text
+// depends on nothing else.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,8 +44,8 @@ static double number(const Object *o, StringRef key) {
   return o ? o->getNumber(key).value_or(0) : 0;
 }
 
-/// A JSON number or one of the strings Result.cpp writes for non-finite
-/// values ("nan", "inf", "unwritten").
+/// A JSON number or one of the strings ResultJSON.cpp writes for
+/// non-finite values ("nan", "inf", "unwritten").
 static std::string valueText(const Object *o, StringRef key) {
   const json::Value *v = o ? o->get(key) : nullptr;
   if (!v)

@@ -1,0 +1,195 @@
+//===- GenerateTurns.cpp - A sample's turns on disk -----------------------===//
+//
+// The files of `ptxbench generate`: each turn has its folder (the
+// sample's own with one turn), written atomically; generation.json marks
+// a turn as answered and outcome.json as evaluated. Resume reads them back
+// so a rerun sends and evaluates only what is missing; an answered turn is
+// evaluated on a worker thread and its verdict (outcome.json, and the
+// feedback the next turn is sent) written from the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Generator.h"
+
+#include "ptxbench/Eval/Sweep.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace ptxbench;
+using namespace ptxbench::client;
+using namespace ptxbench::client::generate;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+std::string ptxbench::client::generate::join(StringRef a,
+                                             const llvm::Twine &b) {
+  llvm::SmallString<256> p(a);
+  path::append(p, b);
+  return std::string(p);
+}
+
+Error ptxbench::client::generate::writeAtomic(StringRef file, StringRef text) {
+  if (std::error_code ec = fs::create_directories(path::parent_path(file)))
+    return llvm::createStringError("cannot create folder for '" + file +
+                                   "': " + ec.message());
+  return llvm::writeToOutput(file, [&](llvm::raw_ostream &os) {
+    os << text;
+    return Error::success();
+  });
+}
+
+namespace {
+
+std::optional<std::string> readText(StringRef file) {
+  auto buffer = llvm::MemoryBuffer::getFile(file);
+  if (!buffer)
+    return std::nullopt;
+  return (*buffer)->getBuffer().str();
+}
+
+std::optional<llvm::json::Value> readJSON(StringRef file) {
+  std::optional<std::string> text = readText(file);
+  if (!text)
+    return std::nullopt;
+  auto value = llvm::json::parse(*text);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+} // namespace
+
+/// Reads what earlier runs left for `s`: answered turns join the
+/// conversation, evaluated turns add their feedback.
+void Generator::resume(Sample &s) {
+  for (unsigned t = 1; t <= options.turns; ++t) {
+    std::string dir = turnDir(s, t);
+    std::optional<llvm::json::Value> gen =
+        readJSON(join(dir, "generation.json"));
+    const Object *g = gen ? gen->getAsObject() : nullptr;
+    s.turn = t;
+    if (!g)
+      return; // not answered yet
+    if (g->getString("status").value_or("") != "ok") {
+      if (g->getBoolean("retryable").value_or(false))
+        return; // a transient failure: send again
+      s.state = State::Done;
+      s.failed = true;
+      turnsDone += options.turns - t + 1;
+      return;
+    }
+    std::optional<std::string> text = readText(join(dir, "response.md"));
+    if (!text)
+      return; // answered but its text is gone: send again
+    ++stats.resumed;
+    ++turnsDone;
+    s.conversation.push_back({"assistant", *text});
+    if (!evaluating()) {
+      if (t == options.turns)
+        s.state = State::Done;
+      continue;
+    }
+    std::optional<llvm::json::Value> outcome =
+        readJSON(join(dir, "outcome.json"));
+    const Object *o = outcome ? outcome->getAsObject() : nullptr;
+    if (!o) {
+      s.state = State::Evaluating;
+      queueEval(s, t);
+      return;
+    }
+    bool solved = o->getBoolean("solved").value_or(false);
+    if (solved || t == options.turns) {
+      s.state = State::Done;
+      turnsDone += options.turns - t;
+      return;
+    }
+    std::optional<std::string> feedback = readText(join(dir, "feedback.md"));
+    if (!feedback) {
+      s.state = State::Evaluating;
+      queueEval(s, t);
+      return;
+    }
+    s.conversation.push_back({"user", *feedback});
+  }
+}
+
+void Generator::queueEval(Sample &s, unsigned turn) {
+  Sample *sp = &s;
+  pool->submit([this, sp, turn] { return evaluate(sp, turn); });
+}
+
+/// Evaluates one turn on a worker thread: touches only the store, the
+/// files of this turn, and the sample's immutable fields.
+EvalResult Generator::evaluate(Sample *s, unsigned turn) {
+  eval::SampleInput input;
+  input.key = {s->model->config->name, s->context, s->task, s->id,
+               keyTurn(turn)};
+  input.dir = turnDir(*s, turn);
+  input.responsePath = join(input.dir, "response.md");
+  eval::SweepOptions so;
+  so.tasksDir = options.tasksDir;
+  so.arch = options.arch;
+  so.shapes = options.shapes;
+  so.staticOnly = options.staticOnly;
+  so.tool = options.tool;
+  so.runTimeoutSeconds = options.runTimeoutSeconds;
+  so.jobs = 1;
+  std::string gpu;
+  if (gpus)
+    so.gpus = {gpu = gpus->acquire()};
+  TurnVerdict verdict = evaluateTurn(*store, input, so);
+  if (gpus)
+    gpus->release(gpu);
+  return {s, turn, std::move(verdict)};
+}
+
+void Generator::applyEval(EvalResult &r) {
+  Sample &s = *r.sample;
+  std::string dir = turnDir(s, r.turn);
+  if (!r.verdict.error.empty()) {
+    // The store or the evaluation failed: the turn stays unevaluated and
+    // a rerun evaluates it again.
+    llvm::errs() << "generate: cannot evaluate " << dir << ": "
+                 << r.verdict.error << "\n";
+    s.state = State::Done;
+    s.failed = true;
+    ++stats.failed;
+    turnsDone += options.turns - r.turn;
+    return;
+  }
+  bool last = r.turn == options.turns;
+  Error e = Error::success();
+  if (!r.verdict.solved && !last)
+    e = writeAtomic(join(dir, "feedback.md"), r.verdict.feedback);
+  if (!e)
+    e = writeAtomic(
+        join(dir, "outcome.json"),
+        llvm::formatv("{0:2}\n", llvm::json::Value(
+                                     Object{{"status", r.verdict.status},
+                                            {"run_status", r.verdict.runStatus},
+                                            {"solved", r.verdict.solved}}))
+            .str());
+  if (e) {
+    llvm::errs() << "generate: " << llvm::toString(std::move(e)) << "\n";
+    s.state = State::Done;
+    s.failed = true;
+    ++stats.failed;
+    return;
+  }
+  if (r.verdict.solved || last) {
+    if (r.verdict.solved && !last)
+      ++stats.solvedEarly;
+    turnsDone += options.turns - r.turn;
+    s.state = State::Done;
+    return;
+  }
+  s.conversation.push_back({"user", r.verdict.feedback});
+  s.turn = r.turn + 1;
+  s.state = State::Ready;
+}

@@ -1,0 +1,325 @@
+//===- ResultJSON.cpp - Results as JSON and back --------------------------===//
+//
+// The JSON form of a result: what the worker sends the parent over its
+// pipe (one workload at a time) and what `ptxbench run --json` writes for
+// the whole run, with the speed-of-light fractions beside each timed
+// workload; fromJSON reads a workload back as the worker wrote it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Runtime/Result.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace ptxbench::runtime;
+
+json::Value ptxbench::runtime::toJSON(const CompareStats &s) {
+  json::Object o{{"passed", s.passed},
+                 {"count", int64_t(s.count)},
+                 {"unwritten", int64_t(s.unwritten)},
+                 {"non_finite", int64_t(s.nonFinite)},
+                 {"out_of_tolerance", int64_t(s.outOfTolerance)},
+                 {"max_abs_err", s.maxAbsErr},
+                 {"max_rel_err", s.maxRelErr},
+                 {"rel_l2", s.relL2},
+                 {"worst_index", s.worstIndex}};
+  // JSON has no NaN: write non-finite values as strings.
+  auto num = [](double v) -> json::Value {
+    if (std::isfinite(v))
+      return v;
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  };
+  o["worst_value"] = isUnwritten(float(s.worstValue)) && s.unwritten
+                         ? json::Value("unwritten")
+                         : num(s.worstValue);
+  o["worst_ref"] = num(s.worstRef);
+  if (!s.failedCheck.empty())
+    o["failed_check"] = s.failedCheck;
+  return o;
+}
+
+json::Value ptxbench::runtime::toJSON(const TimingStats &t) {
+  return json::Object{{"samples", int64_t(t.samples)},
+                      {"median_ms", t.medianMs},
+                      {"q1_ms", t.q1Ms},
+                      {"q3_ms", t.q3Ms},
+                      {"min_ms", t.minMs},
+                      {"mean_ms", t.meanMs},
+                      {"rse", t.rse},
+                      {"clock_sampled", t.clockSampled},
+                      {"throttled_discarded", int64_t(t.throttled)},
+                      {"throttled_kept", t.keptThrottled},
+                      {"min_clock_mhz", int64_t(t.minClockMHz)},
+                      {"max_clock_mhz", int64_t(t.maxClockMHz)}};
+}
+
+/// A submission's output as JSON text: invalid UTF-8 (binary output, a
+/// character cut at the capture's edge) replaced.
+static std::string validUTF8(const std::string &text) {
+  return json::isUTF8(text) ? text : json::fixUTF8(text);
+}
+
+json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
+  json::Object params;
+  for (const auto &p : r.params)
+    params[p.getKey()] = p.getValue();
+  json::Object o{{"workload", r.workload},
+                 {"params", std::move(params)},
+                 {"status", statusName(r.status)},
+                 {"flops", r.flops},
+                 {"bytes", r.bytes}};
+  if (!r.message.empty())
+    o["message"] = r.message;
+  if (r.check) {
+    o["check"] = toJSON(*r.check);
+    o["checked_tensor"] = r.checkedTensor;
+  }
+  if (r.time) {
+    o["time"] = toJSON(*r.time);
+    double s = r.time->medianMs * 1e-3;
+    if (r.flops > 0)
+      o["tflops"] = r.flops / s * 1e-12;
+    if (r.bytes > 0)
+      o["gbps"] = r.bytes / s * 1e-9;
+  }
+  if (r.baselineTime) {
+    o["baseline_time"] = toJSON(*r.baselineTime);
+    if (r.time)
+      o["speedup"] = r.baselineTime->medianMs / r.time->medianMs;
+  }
+  if (!r.baselineVersion.empty())
+    o["baseline_version"] = r.baselineVersion;
+  for (auto [key, list] : {std::pair{"checks", &r.outputChecks},
+                           std::pair{"baseline_checks", &r.baselineChecks}}) {
+    if (list->empty())
+      continue;
+    json::Array a;
+    for (const NamedCheck &c : *list) {
+      json::Value v = toJSON(c.stats);
+      v.getAsObject()->try_emplace("tensor", c.tensor);
+      a.push_back(std::move(v));
+    }
+    o[key] = std::move(a);
+  }
+  if (!r.features.empty()) {
+    json::Array features;
+    for (const FeatureCount &f : r.features) {
+      json::Object fo{{"family", f.family},
+                      {"in_code", f.inCode},
+                      {"executed", f.executed},
+                      {"verdict", featureVerdict(f)}};
+      if (f.share >= 0) {
+        fo["share"] = f.share;
+        fo["threshold"] = f.threshold;
+      }
+      features.push_back(std::move(fo));
+    }
+    o["features"] = std::move(features);
+  }
+  if (r.work.measured) {
+    const WorkCounts &w = r.work;
+    o["work"] = json::Object{{"wgmma_flops", w.wgmmaFlops},
+                             {"mma_sync_flops", w.mmaSyncFlops},
+                             {"wmma_flops", w.wmmaFlops},
+                             {"tcgen05_flops", w.tcgen05Flops},
+                             {"async_copy_bytes", w.asyncBytes},
+                             {"global_load_bytes", w.globalLoadBytes},
+                             {"cp_async_bytes", w.cpAsyncBytes}};
+  }
+  if (!r.workFindings.empty()) {
+    json::Array findings;
+    for (const WorkloadResult::WorkFinding &f : r.workFindings)
+      findings.push_back(
+          json::Object{{"kind", f.kind}, {"message", f.message}});
+    o["work_findings"] = std::move(findings);
+  }
+  if (!r.featureNote.empty())
+    o["feature_note"] = r.featureNote;
+  if (!r.compileLog.empty())
+    o["compile_log"] = r.compileLog;
+  if (!r.jitLog.empty())
+    o["jit_log"] = r.jitLog;
+  if (r.outputBytes)
+    o["output"] = json::Object{{"bytes", int64_t(r.outputBytes)},
+                               {"head", validUTF8(r.outputHead)},
+                               {"tail", validUTF8(r.outputTail)}};
+  if (r.inputSets)
+    o["input_sets"] = int64_t(r.inputSets);
+  if (r.timedLaunchesChecked)
+    o["timed_launches_checked"] = int64_t(r.timedLaunchesChecked);
+  return o;
+}
+
+json::Value ptxbench::runtime::toJSON(const RunResult &run) {
+  json::Array workloads;
+  for (const WorkloadResult &r : run.workloads) {
+    json::Value v = toJSON(r);
+    if (double f = solFraction(run, r))
+      v.getAsObject()->insert({"sol_fraction", f});
+    if (double f = libraryFraction(run, r))
+      v.getAsObject()->insert({"library_fraction", f});
+    workloads.push_back(std::move(v));
+  }
+  json::Object o{{"task", run.task},
+                 {"solution", run.solution},
+                 {"device", run.device},
+                 {"peak_tflops", run.peakTflops},
+                 {"peak_gbps", run.peakGBps},
+                 {"peak_fp32_tflops", run.peakFp32Tflops},
+                 {"peak_how", run.peakHow},
+                 {"library_tflops", run.libraryTflops},
+                 {"copy_gbps", run.copyGBps},
+                 {"peak_source", run.peakSource},
+                 {"peak_matrix_type", run.peakMatrixType},
+                 {"arch", run.arch},
+                 {"status", statusName(worstStatus(run))},
+                 {"workloads", std::move(workloads)}};
+  if (!run.baseline.empty())
+    o["baseline"] = run.baseline;
+  if (!run.driver.empty())
+    o["driver"] = run.driver;
+  if (run.cudaDriverVersion)
+    o["cuda_driver_version"] = run.cudaDriverVersion;
+  if (run.cublasLtVersion)
+    o["cublaslt_version"] = run.cublasLtVersion;
+  if (!run.sanitizer.empty() || !run.sanitizerNote.empty()) {
+    json::Array tools;
+    for (const SanitizerReport &t : run.sanitizer)
+      tools.push_back(json::Object{{"tool", t.tool},
+                                   {"errors", t.errors},
+                                   {"bytes", int64_t(t.bytes)},
+                                   {"head", validUTF8(t.head)},
+                                   {"tail", validUTF8(t.tail)}});
+    json::Object sanitizer{{"tools", std::move(tools)}};
+    if (!run.sanitizedWorkload.empty())
+      sanitizer["workload"] = run.sanitizedWorkload;
+    if (!run.sanitizerNote.empty())
+      sanitizer["note"] = run.sanitizerNote;
+    o["sanitizer"] = std::move(sanitizer);
+  }
+  return o;
+}
+
+static bool readTiming(const json::Object *o, TimingStats &t) {
+  if (!o)
+    return false;
+  t.samples = o->getInteger("samples").value_or(0);
+  t.medianMs = o->getNumber("median_ms").value_or(0);
+  t.q1Ms = o->getNumber("q1_ms").value_or(0);
+  t.q3Ms = o->getNumber("q3_ms").value_or(0);
+  t.minMs = o->getNumber("min_ms").value_or(0);
+  t.meanMs = o->getNumber("mean_ms").value_or(0);
+  t.rse = o->getNumber("rse").value_or(0);
+  t.clockSampled = o->getBoolean("clock_sampled").value_or(false);
+  t.throttled = o->getInteger("throttled_discarded").value_or(0);
+  t.keptThrottled = o->getBoolean("throttled_kept").value_or(false);
+  t.minClockMHz = o->getInteger("min_clock_mhz").value_or(0);
+  t.maxClockMHz = o->getInteger("max_clock_mhz").value_or(0);
+  return true;
+}
+
+/// Reads a CompareStats written by toJSON.
+static CompareStats readCompareStats(const json::Object *c) {
+  CompareStats s;
+  s.passed = c->getBoolean("passed").value_or(false);
+  s.count = c->getInteger("count").value_or(0);
+  s.unwritten = c->getInteger("unwritten").value_or(0);
+  s.nonFinite = c->getInteger("non_finite").value_or(0);
+  s.outOfTolerance = c->getInteger("out_of_tolerance").value_or(0);
+  s.maxAbsErr = c->getNumber("max_abs_err").value_or(0);
+  s.maxRelErr = c->getNumber("max_rel_err").value_or(0);
+  s.relL2 = c->getNumber("rel_l2").value_or(0);
+  s.worstIndex = c->getInteger("worst_index").value_or(-1);
+  auto readNum = [&](StringRef key) -> double {
+    const json::Value *v = c->get(key);
+    if (!v)
+      return 0;
+    if (auto d = v->getAsNumber())
+      return *d;
+    StringRef t = v->getAsString().value_or("nan");
+    if (t == "inf")
+      return INFINITY;
+    if (t == "-inf")
+      return -INFINITY;
+    if (t == "unwritten") {
+      float f;
+      std::memcpy(&f, &unwrittenF32Bits, 4);
+      return f;
+    }
+    return NAN;
+  };
+  s.worstValue = readNum("worst_value");
+  s.worstRef = readNum("worst_ref");
+  s.failedCheck = c->getString("failed_check").value_or("").str();
+  return s;
+}
+
+bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
+  const json::Object *o = value.getAsObject();
+  if (!o)
+    return false;
+  auto status = parseStatus(o->getString("status").value_or(""));
+  if (!status)
+    return false;
+  r.status = *status;
+  r.workload = o->getString("workload").value_or("").str();
+  if (const json::Object *p = o->getObject("params"))
+    for (const auto &kv : *p)
+      r.params[kv.first] = kv.second.getAsInteger().value_or(0);
+  r.message = o->getString("message").value_or("").str();
+  r.flops = o->getNumber("flops").value_or(0);
+  r.bytes = o->getNumber("bytes").value_or(0);
+  r.compileLog = o->getString("compile_log").value_or("").str();
+  r.jitLog = o->getString("jit_log").value_or("").str();
+  if (const json::Object *out = o->getObject("output")) {
+    r.outputBytes = out->getInteger("bytes").value_or(0);
+    r.outputHead = out->getString("head").value_or("").str();
+    r.outputTail = out->getString("tail").value_or("").str();
+  }
+  r.inputSets = o->getInteger("input_sets").value_or(0);
+  r.timedLaunchesChecked = o->getInteger("timed_launches_checked").value_or(0);
+  if (const json::Object *c = o->getObject("check")) {
+    r.check = readCompareStats(c);
+    r.checkedTensor = o->getString("checked_tensor").value_or("").str();
+  }
+  if (const json::Array *fs = o->getArray("features"))
+    for (const json::Value &fv : *fs)
+      if (const json::Object *f = fv.getAsObject())
+        r.features.push_back({f->getString("family").value_or("").str(),
+                              f->getInteger("in_code").value_or(-1),
+                              f->getInteger("executed").value_or(-1),
+                              f->getNumber("share").value_or(-1),
+                              f->getNumber("threshold").value_or(-1)});
+  if (const json::Object *w = o->getObject("work")) {
+    WorkCounts &c = r.work;
+    c.measured = true;
+    c.wgmmaFlops = w->getNumber("wgmma_flops").value_or(0);
+    c.mmaSyncFlops = w->getNumber("mma_sync_flops").value_or(0);
+    c.wmmaFlops = w->getNumber("wmma_flops").value_or(0);
+    c.tcgen05Flops = w->getNumber("tcgen05_flops").value_or(0);
+    c.asyncBytes = w->getNumber("async_copy_bytes").value_or(0);
+    c.globalLoadBytes = w->getNumber("global_load_bytes").value_or(0);
+    c.cpAsyncBytes = w->getNumber("cp_async_bytes").value_or(0);
+  }
+  if (const json::Array *fs = o->getArray("work_findings"))
+    for (const json::Value &fv : *fs)
+      if (const json::Object *f = fv.getAsObject())
+        r.workFindings.push_back({f->getString("kind").value_or("").str(),
+                                  f->getString("message").value_or("").str()});
+  r.featureNote = o->getString("feature_note").value_or("").str();
+  TimingStats t;
+  if (readTiming(o->getObject("time"), t))
+    r.time = t;
+  if (readTiming(o->getObject("baseline_time"), t))
+    r.baselineTime = t;
+  r.baselineVersion = o->getString("baseline_version").value_or("").str();
+  for (auto [key, list] : {std::pair{"checks", &r.outputChecks},
+                           std::pair{"baseline_checks", &r.baselineChecks}})
+    if (const json::Array *cs = o->getArray(key))
+      for (const json::Value &cv : *cs)
+        if (const json::Object *c = cv.getAsObject())
+          list->push_back(
+              {c->getString("tensor").value_or("").str(), readCompareStats(c)});
+  return true;
+}
