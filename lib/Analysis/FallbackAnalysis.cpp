@@ -30,6 +30,8 @@ StringRef analysis::fallbackKindName(FallbackKind kind) {
     return "cp-async-instead-of-tma";
   case FallbackKind::LdStCopyInsteadOfTma:
     return "ld-st-copy-instead-of-tma";
+  case FallbackKind::LdGlobalInsteadOfBulkCopy:
+    return "ld-global-instead-of-bulk-copy";
   case FallbackKind::BarSyncInsteadOfMbarrier:
     return "bar-sync-instead-of-mbarrier";
   case FallbackKind::WgmmaSerialized:

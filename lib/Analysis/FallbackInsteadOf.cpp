@@ -293,6 +293,42 @@ void checkTma(KernelScope &scope) {
   }
 }
 
+/// TMA or bulk copies requested, none of them runs and no copy the TMA rules
+/// name either: the kernel reads global memory with per-thread loads
+/// straight into registers, the usual fallback of a memory-bound kernel.
+void checkGlobalLoads(KernelScope &scope) {
+  if (!(scope.isRequested(Family::Tma) ||
+        scope.isRequested(Family::BulkCopy)) ||
+      scope.uses({Family::Tma, Family::BulkCopy}))
+    return;
+  bool named = llvm::any_of(scope.out, [&](const Fallback &f) {
+    return f.kernel == scope.kernel &&
+           (f.kind == FallbackKind::CpAsyncInsteadOfTma ||
+            f.kind == FallbackKind::LdStCopyInsteadOfTma);
+  });
+  if (named || !scope.filter(isMnemonic("cp.async")).empty())
+    return;
+  auto loads = scope.filter([](ptx::InstructionOpInterface op) {
+    return isLoadFrom(op, ".global");
+  });
+  if (loads.empty())
+    return;
+  StringRef requested = scope.isRequested(Family::Tma)
+                            ? (scope.isRequested(Family::BulkCopy)
+                                   ? "a bulk copy or TMA"
+                                   : "TMA")
+                            : "a bulk copy";
+  scope.report(
+      FallbackKind::LdGlobalInsteadOfBulkCopy, loads.front(),
+      llvm::formatv("{0} was requested but the kernel reads global memory "
+                    "with per-thread loads into registers ({1})",
+                    requested, count(loads.size(), "ld.global instruction"))
+          .str(),
+      "on sm_90a and later one thread issues cp.async.bulk (or "
+      "cp.async.bulk.tensor with a tensor map) into shared memory, "
+      "completing on an mbarrier with expect_tx");
+}
+
 void checkMbarrier(KernelScope &scope) {
   if (!(scope.isRequested(Family::Mbarrier) ||
         scope.isRequested(Family::MbarrierTx)) ||
@@ -334,6 +370,7 @@ void checkTcgen05(KernelScope &scope) {
 void rules::checkInsteadOf(KernelScope &scope) {
   checkWgmma(scope);
   checkTma(scope);
+  checkGlobalLoads(scope);
   checkMbarrier(scope);
   checkTcgen05(scope);
 }

@@ -21,7 +21,8 @@ using namespace ptxbench::prompt;
 namespace {
 
 struct Pattern {
-  /// The requested family that makes the kind fire; "" = always.
+  /// The requested family that makes the kind fire ("a|b": either one);
+  /// "" = always.
   StringLiteral family;
   StringLiteral kind;
   StringLiteral avoid;
@@ -47,6 +48,11 @@ constexpr Pattern patterns[] = {
     {"tma", "ld-st-copy-instead-of-tma",
      "`ld.global` into registers then `st.shared` in a loop",
      "`cp.async.bulk.tensor`"},
+    {"bulk_copy|tma", "ld-global-instead-of-bulk-copy",
+     "per-thread `ld.global` straight into registers, with no copy into "
+     "shared memory",
+     "one thread issues `cp.async.bulk` (or `cp.async.bulk.tensor`) into "
+     "shared memory, completing on an mbarrier with `expect_tx`"},
     {"", "tma-without-expect-tx",
      "a TMA load completing on an mbarrier that never gets an expected "
      "transaction count",
@@ -94,7 +100,11 @@ std::string prompt::renderPatterns(ArrayRef<std::string> requested) {
       for (ptxbench::isa::Family family : *members)
         families.push_back(ptxbench::isa::familyName(family));
   for (const Pattern &p : patterns) {
-    if (!p.family.empty() && !is_contained(families, p.family))
+    SmallVector<StringRef> triggers;
+    StringRef(p.family).split(triggers, '|', -1, false);
+    if (!triggers.empty() && none_of(triggers, [&](StringRef family) {
+          return is_contained(families, family);
+        }))
       continue;
     os << "- `" << p.kind << "`: " << p.avoid << ". Instead: " << p.instead
        << ".\n";

@@ -28,6 +28,7 @@ enum class FallbackKind {
   FfmaLoopInsteadOfWgmma,
   CpAsyncInsteadOfTma,
   LdStCopyInsteadOfTma,
+  LdGlobalInsteadOfBulkCopy,
   BarSyncInsteadOfMbarrier,
   WgmmaSerialized,
   TmaWithoutExpectTx,

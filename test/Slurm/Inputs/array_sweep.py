@@ -248,7 +248,10 @@ def compare(work, single_db):
     compare_stores(single_db, os.path.join(work, "results", "all.sqlite"))
 
 
-def compare_stores(single_db, merged_db):
+def compare_stores(single_db, merged_db, roots=None):
+    """Compares two stores row by row. `roots`: the two runs' working
+    folders when they differ; the compiler names CUDA sources by absolute
+    path, so the merged run's folder reads as the single run's."""
     single, merged = rows(single_db), rows(merged_db)
     total = count(merged_db)
     print("merged store: %d rows, %d keys" % (total, len(merged)))
@@ -265,6 +268,8 @@ def compare_stores(single_db, merged_db):
         reused = single[key][-1] or merged[key][-1]
         exact += not reused
         for name, a, b in zip(names, single[key], merged[key]):
+            if roots and isinstance(b, str):
+                b = b.replace(roots[1] + "/", roots[0] + "/")
             if a != b:
                 raise Failure("%s differs for %s: %r (single) vs %r (merged)"
                               % (name, "/".join(map(str, key)), a, b))

@@ -144,7 +144,9 @@ def main():
     print("cluster stopped: no daemon or job process left")
     try:
         sweep.compare_stores(os.path.join(single, "g.sqlite"), os.path.join(
-            args.work, "slurm", "results", "all.sqlite"))
+            args.work, "slurm", "results", "all.sqlite"),
+            roots=(os.path.abspath(single),
+                   os.path.abspath(os.path.join(args.work, "slurm"))))
     except sweep.Failure as e:
         print("FAILED: %s" % e, file=sys.stderr)
         return 1
