@@ -46,6 +46,14 @@ if ! python3 -c 'import importlib.metadata as m; m.distribution("nvidia-cudnn-fr
     echo "setup: note: could not install nvidia-cudnn-frontend; the cuDNN attention baseline will not be built"
 fi
 
+# jsonschema validates the task files against tasks/task.schema.json
+# (test/tasks/schema.test).
+if ! python3 -c 'import jsonschema; jsonschema.Draft202012Validator' 2>/dev/null; then
+  echo "setup: installing jsonschema from PyPI (task schema test)"
+  python3 -m pip install --quiet jsonschema ||
+    echo "setup: note: could not install jsonschema; test/tasks/schema.test will be unsupported"
+fi
+
 # The wild corpus (test/wild) compiles our kernels against CUTLASS/CuTe and
 # with Triton at test time; the versions its expected verdicts were checked
 # with are pinned (another installed version is used as it is). The

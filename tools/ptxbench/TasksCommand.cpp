@@ -1,10 +1,13 @@
 //===- TasksCommand.cpp - ptxbench tasks ----------------------------------===//
 //
-// `ptxbench tasks [--dir tasks]` lists the tasks under a folder (every
+// `ptxbench tasks [--tasks DIR]` lists the tasks under a folder (every
 // subfolder with a task.json) with their requested families per
 // architecture and their workloads; `ptxbench tasks show NAME` prints one
-// task in full. A task.json that does not load is reported with its error
-// and the listing goes on; the exit status is then 1.
+// task in full; `ptxbench tasks check PATH...` checks task folders (a task,
+// or a folder of tasks) with the loader and reports everything wrong with
+// each, one line per problem (docs/tasks.md). A task.json that does not
+// load is reported with its errors and the listing goes on; the exit status
+// is then 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,11 +28,17 @@ using namespace ptxbench;
 
 namespace {
 
-cl::SubCommand tasksCmd("tasks", "List the tasks, or show one");
-cl::list<std::string> words(cl::Positional, cl::desc("[show NAME]"),
+cl::SubCommand tasksCmd("tasks",
+                        "List the tasks, show one, or check task files");
+cl::list<std::string> words(cl::Positional,
+                            cl::desc("[show NAME | check PATH...]"),
                             cl::sub(tasksCmd));
-cl::opt<std::string> dir("dir", cl::desc("The tasks folder"),
-                         cl::init("tasks"), cl::sub(tasksCmd));
+cl::opt<std::string> dir("tasks", cl::desc("The tasks folder"),
+                         cl::value_desc("dir"), cl::init("tasks"),
+                         cl::sub(tasksCmd));
+// The spelling before --tasks, which eval, generate and fixit use.
+cl::alias dirAlias("dir", cl::desc("Alias for --tasks"), cl::aliasopt(dir),
+                   cl::Hidden);
 
 /// "dev-4k (M=4096, N=7168, K=5120)", parameters in the task's order.
 std::string workloadText(const runtime::Task &task,
@@ -81,7 +90,73 @@ void printFull(const runtime::Task &task, raw_ostream &os) {
     os << "  " << workloadText(task, workload) << "\n";
 }
 
+/// The task folders `path` stands for: itself when it holds a task.json (or
+/// is one), else its subfolders that hold one, sorted.
+std::vector<std::string> taskFolders(StringRef path, std::error_code &ec) {
+  SmallString<128> json(path);
+  sys::path::append(json, "task.json");
+  if (!sys::fs::is_directory(path) || sys::fs::exists(json))
+    return {path.str()};
+  std::vector<std::string> folders;
+  for (sys::fs::directory_iterator it(path, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    SmallString<128> inner(it->path());
+    sys::path::append(inner, "task.json");
+    if (sys::fs::exists(inner))
+      folders.push_back(it->path());
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+/// `ptxbench tasks check PATH...`: every problem of every task, then one
+/// line per task; 0 when all load.
+int checkTasks(ArrayRef<std::string> paths) {
+  if (paths.empty()) {
+    WithColor::error(errs(), "ptxbench tasks")
+        << "check expects task folders or folders of tasks\n";
+    return 2;
+  }
+  unsigned bad = 0, checked = 0;
+  for (const std::string &path : paths) {
+    std::error_code ec;
+    std::vector<std::string> folders = taskFolders(path, ec);
+    if (ec) {
+      WithColor::error(outs()) << path << ": cannot read: " << ec.message()
+                               << "\n";
+      ++bad;
+      continue;
+    }
+    if (folders.empty()) {
+      WithColor::error(outs())
+          << path << ": no task.json in it or in its subfolders\n";
+      ++bad;
+      continue;
+    }
+    for (const std::string &folder : folders) {
+      ++checked;
+      runtime::TaskCheck check = runtime::checkTask(folder);
+      if (check.diagnostics.empty()) {
+        outs() << folder << ": ok\n";
+        continue;
+      }
+      ++bad;
+      for (const runtime::TaskDiagnostic &d : check.diagnostics)
+        WithColor::error(outs()) << d.str() << "\n";
+      outs() << folder << ": " << check.diagnostics.size()
+             << (check.diagnostics.size() == 1 ? " problem" : " problems")
+             << "\n";
+    }
+  }
+  if (checked > 1 || bad)
+    outs() << checked << (checked == 1 ? " task" : " tasks") << " checked, "
+           << bad << " with problems\n";
+  return bad ? 1 : 0;
+}
+
 int runTasks() {
+  if (!words.empty() && words[0] == "check")
+    return checkTasks(ArrayRef<std::string>(words).drop_front());
   if (words.size() == 2 && words[0] == "show") {
     SmallString<128> path(dir);
     sys::path::append(path, words[1]);
@@ -96,7 +171,7 @@ int runTasks() {
   }
   if (!words.empty()) {
     WithColor::error(errs(), "ptxbench tasks")
-        << "expected no arguments or 'show NAME'\n";
+        << "expected no arguments, 'show NAME' or 'check PATH...'\n";
     return 2;
   }
   std::vector<std::string> folders;

@@ -120,100 +120,194 @@ TEST(TaskTest, SyntaxError) {
 }
 
 TEST(TaskTest, Errors) {
-  EXPECT_EQ(errorWith({"name"}, nullptr), "task.json: (top): missing \"name\"");
+  // Each message names the JSON path of the value and says what is expected.
+  EXPECT_EQ(errorWith({"name"}, nullptr),
+            "task.json: name: missing; expected a string (the task's name, "
+            "usually its folder's)");
   EXPECT_EQ(errorWith({"extra"}, 1),
-            "task.json: (top): unknown key \"extra\" (known: name, "
+            "task.json: extra: unknown key; expected one of $schema, name, "
             "description, params, tensors, workloads, check, flops, bytes, "
             "reference, baseline, operands, features, encouraged, timing, "
-            "credit, accumulate)");
+            "credit, accumulate");
+  EXPECT_EQ(errorWith({"$schema"}, "../task.schema.json"), "loaded");
   // The work-credit thresholds and the accumulator requirement.
   EXPECT_EQ(errorWith({"credit"},
                       llvm::json::Object{{"flops", 0.95}, {"bytes", 0.25}}),
             "loaded");
   EXPECT_EQ(errorWith({"credit"}, llvm::json::Object{{"flops", 1.5}}),
-            "task.json: credit.flops: a share between 0 and 1");
+            "task.json: credit.flops: expected a number from 0 to 1, got 1.5");
   EXPECT_EQ(errorWith({"credit"}, llvm::json::Object{{"ops", 0.5}}),
-            "task.json: credit: unknown key \"ops\" (known: flops, bytes)");
+            "task.json: credit.ops: unknown key; expected one of flops, bytes");
   EXPECT_EQ(errorWith({"accumulate"}, "f32"), "loaded");
   EXPECT_EQ(errorWith({"accumulate"}, "f16"),
-            "task.json: accumulate: expected \"f32\" or \"any\"");
+            "task.json: accumulate: expected \"f32\" or \"any\", got \"f16\"");
+  std::string families =
+      "expected one of async_proxy_fence, atomic, barrier, bulk_copy, "
+      "bulk_reduce, cluster_barrier, clc, compare, control, convert, "
+      "cp_async, dsmem, elect, float_arith, griddepcontrol, int_arith, "
+      "ldmatrix, load, mbarrier, mbarrier_tx, memory_order, misc, mma_sync, "
+      "multimem, red_async, setmaxnreg, stmatrix, store, tcgen05, tensormap, "
+      "texture, tma, tmem, video, warp, wgmma, wmma, or alternatives joined "
+      "by '|'";
   EXPECT_EQ(errorWith({"features", "sm_90a"},
                       llvm::json::Array{"wgmma", "mbarrier-tx"}),
-            "task.json: features.sm_90a: unknown feature family "
-            "\"mbarrier-tx\" (docs/isa-coverage.md lists them)");
+            "task.json: features.sm_90a[1]: unknown feature family "
+            "\"mbarrier-tx\"; " +
+                families);
+  EXPECT_EQ(errorWith({"features", "sm90a"}, llvm::json::Array{"wgmma"}),
+            "task.json: features.sm90a: unknown architecture; expected "
+            "sm_<number> with an optional 'a' or 'f' suffix, such as sm_90a");
   EXPECT_EQ(errorWith({"params"}, llvm::json::Array{}),
-            "task.json: params: expected a non-empty array of parameter names");
+            "task.json: params: expected a non-empty array of parameter names "
+            "such as [\"M\", \"N\", \"K\"], got an empty array");
   EXPECT_EQ(errorWith({"params", "2"}, "M"),
-            "task.json: params[2]: duplicate \"M\"");
+            "task.json: params[2]: duplicate \"M\"; expected unique names");
+  EXPECT_EQ(errorWith({"params", "2"}, "2K"),
+            "task.json: params[2]: \"2K\" is not a name; expected letters, "
+            "digits and '_', not starting with a digit");
   EXPECT_EQ(errorWith({"tensors", "1", "dtype"}, "bf17"),
-            "task.json: tensors[1].dtype: unknown dtype \"bf17\" (known: "
-            "bf16, f16, f32, i32, e4m3)");
+            "task.json: tensors[1].dtype: expected \"bf16\", \"f16\", \"f32\", "
+            "\"i32\" or \"e4m3\", got \"bf17\"");
+  EXPECT_EQ(errorWith({"tensors", "1", "dtype"}, 16),
+            "task.json: tensors[1].dtype: expected \"bf16\", \"f16\", \"f32\", "
+            "\"i32\" or \"e4m3\", got a number");
   EXPECT_EQ(errorWith({"tensors", "1", "name"}, "A"),
-            "task.json: tensors[1]: name \"A\" used twice");
+            "task.json: tensors[1].name: \"A\" names two tensors; expected "
+            "unique names");
   EXPECT_EQ(errorWith({"tensors", "1", "shape"}, llvm::json::Array{"K", "Q"}),
-            "task.json: tensors[1].shape[1]: unknown parameter \"Q\"");
+            "task.json: tensors[1].shape[1]: unknown parameter \"Q\"; expected "
+            "one of the params (M, N, K)");
   EXPECT_EQ(errorWith({"tensors", "1", "shape"}, llvm::json::Array{"K", "N+"}),
-            "task.json: tensors[1].shape[1]: error: expression ends early");
+            "task.json: tensors[1].shape[1]: cannot parse \"N+\" (expression "
+            "ends early); expected an integer expression of integers, "
+            "parameters, + - * / %, parentheses, ceildiv, min, max");
   EXPECT_EQ(errorWith({"tensors", "1", "role"}, "inout"),
             "task.json: tensors[1].role: expected \"input\" or \"output\", "
             "got \"inout\"");
   EXPECT_EQ(errorWith({"tensors", "0", "init", "dist"}, "cauchy"),
-            "task.json: tensors[0].init.dist: unknown distribution \"cauchy\" "
-            "(known: normal, uniform, ints, spiky, derived)");
+            "task.json: tensors[0].init.dist: expected \"normal\", \"uniform\", "
+            "\"ints\", \"spiky\" or \"derived\", got \"cauchy\"");
   EXPECT_EQ(errorWith({"tensors", "0", "init", "std"}, -1),
-            "task.json: tensors[0].init: bad distribution parameters (std >= "
-            "0, low <= high, 0 <= spike_prob <= 1)");
+            "task.json: tensors[0].init.std: expected a number >= 0, got -1");
+  EXPECT_EQ(errorWith({"tensors", "0", "init", "low"}, 2),
+            "task.json: tensors[0].init.low: expected low <= high, got low 2 "
+            "> high 1");
+  // An input where the reference wants an output: both facts.
   EXPECT_EQ(errorWith({"tensors", "2", "role"}, "input"),
-            "task.json: tensors: no tensor has role \"output\"");
+            "task.json: tensors: no tensor has role \"output\"; expected at "
+            "least one (the outputs are what is checked)\n"
+            "task.json: operands.c: tensor \"C\" has the wrong role (input); "
+            "expected an output");
   EXPECT_EQ(errorWith({"workloads", "dev", "0", "Q"}, 4),
-            "task.json: workloads.dev[0]: unknown parameter \"Q\"");
+            "task.json: workloads.dev[0].Q: unknown parameter; expected "
+            "\"name\" or one of the params (M, N, K)");
   EXPECT_EQ(errorWith({"workloads", "dev", "0", "M"}, 0),
-            "task.json: workloads.dev[0]: dimension 'M' of tensor 'A' is 0");
+            "task.json: workloads.dev[0]: dimension 'M' is 0 (in A, C); "
+            "expected every dimension to be at least 1");
   EXPECT_EQ(errorWith({"workloads", "dev", "0", "M"}, -1),
-            "task.json: workloads.dev[0].M: expected a non-negative integer");
+            "task.json: workloads.dev[0].M: expected a non-negative integer, "
+            "got -1");
   EXPECT_EQ(errorWith({"workloads", "heldout", "0", "K"}, nullptr),
-            "task.json: workloads.heldout[0]: missing parameter \"K\"");
+            "task.json: workloads.heldout[0].K: missing; expected a "
+            "non-negative integer (every workload binds every parameter)");
   EXPECT_EQ(errorWith({"workloads", "heldout"}, nullptr),
-            "task.json: workloads.heldout: expected a non-empty array");
+            "task.json: workloads.heldout: missing; expected a non-empty array "
+            "of workloads ({\"name\": ..., and a value per parameter})");
+  EXPECT_EQ(errorWith({"workloads", "heldout", "0", "name"}, "square"),
+            "task.json: workloads.heldout[0].name: workload name \"square\" is "
+            "also workloads.dev[1]'s; expected unique names (--shapes NAME "
+            "picks one)");
   EXPECT_EQ(errorWith({"check", "tolerance", "bf16", "atol"}, nullptr),
-            "task.json: check.tolerance.bf16: needs \"atol\" and \"rtol\" "
-            "(non-negative)");
+            "task.json: check.tolerance.bf16.atol: missing; expected a number "
+            ">= 0");
   EXPECT_EQ(
       errorWith({"check", "tolerance"},
                 llvm::json::Object{
                     {"f32", llvm::json::Object{{"atol", 1}, {"rtol", 1}}}}),
       "task.json: check.tolerance: no tolerance for output \"C\" of "
-      "dtype bf16");
+      "dtype bf16; expected one per output dtype");
   EXPECT_EQ(errorWith({"check", "rel_l2"}, 0),
-            "task.json: check.rel_l2: expected a positive number");
+            "task.json: check.rel_l2: expected a positive number, got 0");
+  EXPECT_EQ(errorWith({"check", "trials"}, 1.5),
+            "task.json: check.trials: expected an integer from 1 to 100, got "
+            "1.5");
   EXPECT_EQ(errorWith({"check"}, llvm::json::Object{}),
-            "task.json: check: names no check (\"tolerance\" or \"rel_l2\")");
+            "task.json: check: names no check; expected \"tolerance\" and/or "
+            "\"rel_l2\"");
   EXPECT_EQ(errorWith({"flops"}, "2*M*N*L"),
-            "task.json: flops: unknown parameter \"L\"");
+            "task.json: flops: unknown parameter \"L\" in \"2*M*N*L\"; "
+            "expected one of the params (M, N, K)");
   EXPECT_EQ(errorWith({"reference"}, "conv"),
-            "task.json: reference: unknown built-in reference \"conv\" "
-            "(known: gemm, rmsnorm, attention_fwd, attention_bwd)");
+            "task.json: reference: unknown built-in reference \"conv\"; "
+            "expected one of gemm, rmsnorm, attention_fwd, attention_bwd");
   EXPECT_EQ(errorWith({"baseline"}, "cudnn"),
             "task.json: baseline: unknown baseline \"cudnn\" for the gemm "
-            "reference (known: cublaslt_gemm, none)");
+            "reference; expected \"cublaslt_gemm\" or \"none\"");
   EXPECT_EQ(errorWith({"operands", "b"}, "D"),
-            "task.json: operands.b: unknown tensor \"D\"");
+            "task.json: operands.b: unknown tensor \"D\"; expected one of A, "
+            "B, C");
   EXPECT_EQ(errorWith({"operands", "c"}, "A"),
-            "task.json: operands.c: tensor \"A\" has the wrong role (input)");
+            "task.json: operands.c: tensor \"A\" has the wrong role (input); "
+            "expected an output");
   EXPECT_EQ(errorWith({"operands", "b_layout"}, "kk"),
             "task.json: operands.b_layout: expected \"kn\" (B is [K, N], C = "
             "A*B) or \"nk\" (B is [N, K], C = A*B^T), got \"kk\"");
   EXPECT_EQ(errorWith({"operands", "d"}, "C"),
-            "task.json: operands: unknown key \"d\" (known: a, b, c, "
-            "scale_a, scale_b, b_layout)");
+            "task.json: operands.d: unknown key; expected one of a, b, c, "
+            "scale_a, scale_b, b_layout");
   EXPECT_EQ(errorWith({"encouraged", "sm_90a"}, llvm::json::Array{"warp-spec"}),
-            "task.json: encouraged.sm_90a: unknown feature family "
-            "\"warp-spec\" (docs/isa-coverage.md lists them)");
+            "task.json: encouraged.sm_90a[0]: unknown feature family "
+            "\"warp-spec\"; " +
+                families);
   EXPECT_EQ(errorWith({"encouraged"}, 3),
-            "task.json: encouraged: expected an object of architectures");
+            "task.json: encouraged: expected an object of architectures, such "
+            "as {\"sm_90a\": [\"wgmma\", \"tma\"]}, got a number");
   EXPECT_EQ(errorWith({"timing", "min_samples"}, 0),
-            "task.json: timing: need 1 <= min_samples <= max_samples, warmup "
-            ">= 0, max_seconds > 0");
+            "task.json: timing.min_samples: expected an integer from 1 to "
+            "1000000, got 0");
+  EXPECT_EQ(errorWith({"timing", "max_samples"}, 2),
+            "task.json: timing.max_samples: expected max_samples >= "
+            "min_samples (2 < 5)");
+}
+
+TEST(TaskTest, EveryProblemAtOnce) {
+  // Independent mistakes are all reported, in the order of the document's
+  // sections, and a missing section does not cascade into the sections that
+  // use it.
+  auto root = llvm::json::parse(goodTask);
+  ASSERT_TRUE(!!root);
+  llvm::json::Object &o = *root->getAsObject();
+  (*(*o.getArray("tensors"))[0].getAsObject())["dtype"] = "bf17";
+  (*(*o.getArray("tensors"))[1].getAsObject())["shape"] =
+      llvm::json::Array{"K", "L"};
+  (*o.getObject("workloads")).erase("heldout");
+  o["flops"] = "2*M*";
+  o["baseline"] = "cudnn";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << *root;
+  TaskCheck check = checkTaskText(text, "t.json");
+  EXPECT_FALSE(check.task.has_value());
+  std::vector<std::string> lines;
+  for (const TaskDiagnostic &d : check.diagnostics)
+    lines.push_back(d.path);
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{"tensors[0].dtype", "tensors[1].shape[1]",
+                                      "workloads.heldout", "flops",
+                                      "baseline"}));
+
+  // Without "params", no name is reported as unknown (that is one mistake).
+  o.erase("params");
+  text.clear();
+  os << *root;
+  check = checkTaskText(text, "t.json");
+  ASSERT_FALSE(check.diagnostics.empty());
+  EXPECT_EQ(check.diagnostics[0].str(),
+            "t.json: params: missing; expected a non-empty array of parameter "
+            "names such as [\"M\", \"N\", \"K\"]");
+  for (const TaskDiagnostic &d : check.diagnostics)
+    EXPECT_EQ(d.message.find("unknown parameter"), std::string::npos)
+        << d.str();
 }
 
 TEST(TaskTest, TransposedB) {
@@ -288,11 +382,12 @@ TEST(TaskTest, RmsnormReference) {
   // eps defaults to 1e-6.
   EXPECT_EQ(rmsnormErrorWith("eps", nullptr), "loaded");
   EXPECT_EQ(rmsnormErrorWith("eps", 0),
-            "task.json: operands.eps: expected a positive number");
+            "task.json: operands.eps: expected a positive number, got 0");
   EXPECT_EQ(rmsnormErrorWith("eps", "small"),
-            "task.json: operands.eps: expected a number");
+            "task.json: operands.eps: expected a positive number, got a "
+            "string");
   EXPECT_EQ(rmsnormErrorWith("a", "x"),
-            "task.json: operands: unknown key \"a\" (known: x, w, y, eps)");
+            "task.json: operands.a: unknown key; expected one of x, w, y, eps");
   EXPECT_EQ(rmsnormErrorWith("w", "x"),
             "task.json: operands.w: the rmsnorm reference wants rank 1 for "
             "\"w\", tensor \"x\" has 2");
@@ -300,19 +395,21 @@ TEST(TaskTest, RmsnormReference) {
             "task.json: operands.x: the rmsnorm reference wants rank 2 for "
             "\"x\", tensor \"w\" has 1");
   EXPECT_EQ(rmsnormErrorWith("y", "x"),
-            "task.json: operands.y: tensor \"x\" has the wrong role (input)");
+            "task.json: operands.y: tensor \"x\" has the wrong role (input); "
+            "expected an output");
   EXPECT_EQ(rmsnormErrorWith("y", nullptr),
-            "task.json: operands: missing \"y\"");
+            "task.json: operands.y: missing; expected the name of the output "
+            "tensor of rank 2 for \"y\"");
   EXPECT_EQ(rmsnormErrorWith("baseline", "cublaslt_gemm", false),
             "task.json: baseline: unknown baseline \"cublaslt_gemm\" for the "
-            "rmsnorm reference (known: none)");
+            "rmsnorm reference; expected \"none\"");
 }
 
 TEST(TaskTest, MissingFile) {
   auto t = loadTask("/nonexistent/task");
   ASSERT_FALSE(!!t);
   EXPECT_EQ(llvm::toString(t.takeError()),
-            "cannot read task file /nonexistent/task: No such file or "
+            "/nonexistent/task: cannot read the task file: No such file or "
             "directory");
 }
 
@@ -390,13 +487,15 @@ TEST(TaskTest, AttentionBackwardReference) {
             tensorAt(o, 4)["init"] = llvm::json::Object{{"dist", "derived"}};
           }),
       "task.json: operands.do: tensor \"dO\" is \"derived\", but the "
-      "attention_bwd reference does not compute it");
+      "attention_bwd reference does not compute it; expected a drawn "
+      "distribution");
   EXPECT_EQ(errorAfter(attentionBwdTask,
                        [](llvm::json::Object &o) {
                          (*o.getObject("operands"))["causal"] = "MASK";
                        }),
             "task.json: operands.causal: expected the name of the parameter "
-            "that is 1 for a causal mask, got \"MASK\"");
+            "that is 1 for a causal mask (one of B, H, S, D, CAUSAL), got "
+            "\"MASK\"");
   EXPECT_EQ(
       errorAfter(
           attentionBwdTask,
@@ -410,7 +509,8 @@ TEST(TaskTest, AttentionBackwardReference) {
                          o["baseline"] = "cudnn_sdpa_fwd";
                        }),
             "task.json: baseline: unknown baseline \"cudnn_sdpa_fwd\" for the "
-            "attention_bwd reference (known: cudnn_sdpa_bwd, none)");
+            "attention_bwd reference; expected \"cudnn_sdpa_bwd\" or "
+            "\"none\"");
 }
 
 TEST(TaskTest, Fp8GemmScales) {
@@ -436,7 +536,7 @@ TEST(TaskTest, Fp8GemmScales) {
                          tensorAt(o, 3)["shape"] = llvm::json::Array{"M"};
                        }),
             "task.json: operands.scale_a: a per-tensor scale is an f32 tensor "
-            "of shape [\"1\"]");
+            "of shape [\"1\"]; tensor \"sa\" is not");
 }
 
 TEST(TaskTest, ShippedTasksLoad) {

@@ -1,6 +1,7 @@
 //===- Task.h - A benchmark task: tensors, shapes, checks -------*- C++ -*-===//
 //
-// A task is data (tasks/<name>/task.json, see docs/harness.md): its shape
+// A task is data (tasks/<name>/task.json; docs/tasks.md describes the
+// format and tasks/task.schema.json is its JSON Schema): its shape
 // parameters, tensors with shape expressions, role and input distribution,
 // development and held-out workloads, tolerances, FLOP and byte counts, the
 // built-in reference, the baseline library and the requested feature
@@ -112,7 +113,32 @@ struct Task {
                                                const Bindings &params) const;
 };
 
-/// Loads `path` (a task.json or a folder holding one).
+/// One thing wrong with a task file: the file, the JSON path of the value
+/// ("tensors[1].dtype", "workloads.dev[0].M"; "(top)" for the document
+/// itself; "[line:col, byte=N]" for a syntax error; empty when the file
+/// cannot be read) and what is wrong, saying what is expected.
+struct TaskDiagnostic {
+  std::string file, path, message;
+  /// "file: path: message" ("file: message" without a path).
+  std::string str() const;
+};
+
+/// A task file read in full: every problem, not only the first; `task` is
+/// set exactly when there is none.
+struct TaskCheck {
+  std::string file;
+  std::optional<Task> task;
+  std::vector<TaskDiagnostic> diagnostics;
+};
+
+/// Reads `path` (a task.json or a folder holding one) and reports all that
+/// is wrong with it.
+TaskCheck checkTask(llvm::StringRef path);
+/// Reads task JSON text; `fileName` names it in diagnostics.
+TaskCheck checkTaskText(llvm::StringRef text, llvm::StringRef fileName);
+
+/// Loads `path` (a task.json or a folder holding one). The error holds every
+/// diagnostic of checkTask, one per line.
 llvm::Expected<Task> loadTask(llvm::StringRef path);
 /// Parses task JSON text; `fileName` names it in errors.
 llvm::Expected<Task> parseTask(llvm::StringRef text, llvm::StringRef fileName);

@@ -1,0 +1,384 @@
+//===- TaskLoader.cpp - Load a task description (task.json) ---------------===//
+//
+// The entry points (checkTask, loadTask and their text forms) and the
+// document itself: its keys, name and parameters, the checks, the FLOP and
+// byte counts, the requested and encouraged feature families, timing, work
+// credit and accumulator precision. Tensors, workloads and the reference
+// are read by their own files (TaskReader.h). Every problem is collected
+// before the load fails, so `ptxbench tasks check`, `run`, `eval` and the
+// others report the same complete list: "FILE: JSON.PATH: message", with
+// the line and column llvm::json gives for syntax errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TaskReader.h"
+
+#include "ptxbench/ISA/ISA.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <limits>
+
+using namespace llvm;
+using namespace ptxbench::runtime;
+
+std::string TaskDiagnostic::str() const {
+  return file + ": " + (path.empty() ? "" : path + ": ") + message;
+}
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// Parameter names are identifiers, as expressions spell them.
+bool isIdentifier(StringRef name) {
+  if (name.empty() || !(isAlpha(name[0]) || name[0] == '_'))
+    return false;
+  return all_of(name, [](char c) { return isAlnum(c) || c == '_'; });
+}
+
+/// An architecture key of "features": sm_<digits>, optionally with the
+/// architecture-specific 'a' or family 'f' suffix.
+bool isArchName(StringRef name) {
+  if (!name.consume_front("sm_"))
+    return false;
+  if (name.ends_with("a") || name.ends_with("f"))
+    name = name.drop_back();
+  return !name.empty() && all_of(name, isDigit);
+}
+
+std::string knownFamilies() {
+  static const char *const names[] = {
+#define PTXBENCH_FAMILY(Enum, Name, Summary, ArchSpecific) Name,
+#include "ptxbench/ISA/ISAFamilies.inc"
+  };
+  std::string text;
+  for (const char *name : names)
+    text += (text.empty() ? "" : ", ") + std::string(name);
+  return text;
+}
+
+} // namespace
+
+std::optional<Task> TaskReader::read(const json::Value &root) {
+  Task task;
+  const json::Object *top =
+      asObject(root, "(top)", "an object (a task description)");
+  if (!top)
+    return std::nullopt;
+  const json::Object &o = *top;
+  unknownKeys(o, "",
+              {"$schema", "name", "description", "params", "tensors",
+               "workloads", "check", "flops", "bytes", "reference", "baseline",
+               "operands", "features", "encouraged", "timing", "credit",
+               "accumulate"});
+  string(o, "$schema", "", /*required=*/false,
+         "a string (the JSON Schema's location, for editors)");
+  if (std::optional<std::string> name =
+          string(o, "name", "", /*required=*/true,
+                 "a string (the task's name, usually its folder's)")) {
+    if (name->empty())
+      error("name", "expected a non-empty name");
+    task.name = *name;
+  }
+  task.description =
+      string(o, "description", "", /*required=*/false,
+             "a string (what the kernel computes, shown to models)")
+          .value_or("");
+
+  // Parameters: the names shapes, counts and workloads use.
+  bool paramsOk = false;
+  if (const json::Array *params =
+          array(o, "params", "", /*required=*/true, 1,
+                "a non-empty array of parameter names such as [\"M\", \"N\", "
+                "\"K\"]")) {
+    size_t before = errorCount();
+    for (size_t i = 0; i < params->size(); ++i) {
+      std::string path = indexPath("params", i);
+      std::optional<StringRef> s = (*params)[i].getAsString();
+      if (!s) {
+        error(path, "expected a parameter name (a string), got " +
+                        kindOf((*params)[i]));
+      } else if (!isIdentifier(*s)) {
+        error(path, "\"" + *s + "\" is not a name; expected letters, digits "
+                                "and '_', not starting with a digit");
+      } else if (is_contained(task.params, *s)) {
+        error(path, "duplicate \"" + *s + "\"; expected unique names");
+      } else {
+        task.params.push_back(s->str());
+      }
+    }
+    paramsOk = errorCount() == before;
+  }
+  const Params *params = paramsOk ? &task.params : nullptr;
+
+  std::vector<bool> complete;
+  bool resolvable = readTensors(o, params, task, complete);
+  readWorkloads(o, params, complete, task);
+
+  // Checks.
+  if (const json::Object *check =
+          object(o, "check", "", /*required=*/true,
+                 "an object with \"tolerance\" and/or \"rel_l2\"")) {
+    unknownKeys(*check, "check", {"tolerance", "rel_l2", "trials"});
+    bool tolerancesOk = true;
+    if (const json::Object *tol = object(
+            *check, "tolerance", "check", /*required=*/false,
+            "an object of per-dtype tolerances such as {\"bf16\": "
+            "{\"atol\": 0.02, \"rtol\": 0.01}}")) {
+      std::vector<std::string> keys;
+      for (const auto &kv : *tol)
+        keys.push_back(kv.first.str());
+      llvm::sort(keys);
+      for (const std::string &key : keys) {
+        std::string path = joinPath("check.tolerance", key);
+        std::optional<DType> dtype = parseDType(key);
+        if (!dtype) {
+          error(path, "unknown dtype; expected one of bf16, f16, f32, i32, "
+                      "e4m3");
+          tolerancesOk = false;
+          continue;
+        }
+        const json::Object *to =
+            asObject(*tol->get(key), path,
+                     "an object {\"atol\": number, \"rtol\": number}");
+        if (!to) {
+          tolerancesOk = false;
+          continue;
+        }
+        unknownKeys(*to, path, {"atol", "rtol"});
+        Tolerance t;
+        bool ok = true;
+        for (auto [key, field] :
+             {std::pair<StringRef, double *>{"atol", &t.atol},
+              {"rtol", &t.rtol}}) {
+          if (!to->get(key)) {
+            error(joinPath(path, key), "missing; expected a number >= 0");
+            ok = false;
+          } else if (std::optional<double> v =
+                         number(*to, key, path, 0, 0, inf)) {
+            *field = *v;
+          } else {
+            ok = false;
+          }
+        }
+        if (ok)
+          task.tolerances[*dtype] = t;
+        else
+          tolerancesOk = false;
+      }
+    } else if (check->get("tolerance")) {
+      tolerancesOk = false;
+    }
+    if (check->get("rel_l2")) {
+      if (std::optional<double> l2 =
+              number(*check, "rel_l2", "check", 0, 0, inf, true))
+        task.relL2 = *l2;
+      else
+        tolerancesOk = false;
+    }
+    if (std::optional<int64_t> trials =
+            integer(*check, "trials", "check", 1, 1, 100))
+      task.trials = unsigned(*trials);
+    if (!check->get("tolerance") && !check->get("rel_l2"))
+      error("check", "names no check; expected \"tolerance\" and/or "
+                     "\"rel_l2\"");
+    if (tolerancesOk && !task.tolerances.empty())
+      for (size_t t = 0; t < task.tensors.size(); ++t) {
+        const TensorSpec &tensor = task.tensors[t];
+        if (complete[t] && tensor.role == Role::Output &&
+            !task.tolerances.count(tensor.dtype))
+          error("check.tolerance", "no tolerance for output \"" +
+                                       tensor.name + "\" of dtype " +
+                                       dtypeName(tensor.dtype) +
+                                       "; expected one per output dtype");
+      }
+  }
+
+  for (auto [key, field] : {std::pair<StringRef, Expr *>{"flops", &task.flops},
+                            {"bytes", &task.bytes}}) {
+    const json::Value *v = o.get(key);
+    if (!v) {
+      error(key, "missing; expected an integer expression over the "
+                 "parameters (the " +
+                     StringRef(key == "flops" ? "floating-point operations"
+                                              : "bytes moved") +
+                     " of one launch)");
+      continue;
+    }
+    if (std::optional<Expr> e = expr(*v, key, params))
+      *field = *e;
+  }
+
+  readReference(o, resolvable, complete, task);
+
+  for (auto [key, map] :
+       {std::pair<StringRef, std::map<std::string, std::vector<std::string>> *>{
+            "features", &task.features},
+        {"encouraged", &task.encouraged}}) {
+    const json::Object *features =
+        object(o, key, "", /*required=*/false,
+               "an object of architectures, such as {\"sm_90a\": "
+               "[\"wgmma\", \"tma\"]}");
+    if (!features)
+      continue;
+    std::vector<std::string> archs;
+    for (const auto &kv : *features)
+      archs.push_back(kv.first.str());
+    llvm::sort(archs);
+    for (const std::string &arch : archs) {
+      std::string path = joinPath(key, arch);
+      if (!isArchName(arch))
+        error(path, "unknown architecture; expected sm_<number> with an "
+                    "optional 'a' or 'f' suffix, such as sm_90a");
+      const json::Value &value = *features->get(arch);
+      const json::Array *list = value.getAsArray();
+      if (!list) {
+        error(path, "expected an array of feature family names, got " +
+                        kindOf(value));
+        continue;
+      }
+      auto &out = (*map)[arch];
+      for (size_t i = 0; i < list->size(); ++i) {
+        std::optional<StringRef> s = (*list)[i].getAsString();
+        if (!s) {
+          error(indexPath(path, i), "expected a feature family name (a "
+                                    "string), got " +
+                                        kindOf((*list)[i]));
+          continue;
+        }
+        // Family names are the ISA table's (docs/isa-coverage.md). A family,
+        // or alternatives of which any one will do ("bulk_copy|tma").
+        if (!ptxbench::isa::familiesOfRequirement(*s)) {
+          error(indexPath(path, i),
+                "unknown feature family " + Twine(s->contains('|') ? "in " : "") +
+                    "\"" + *s + "\"; expected one of " + knownFamilies() +
+                    ", or alternatives joined by '|'");
+          continue;
+        }
+        out.push_back(s->str());
+      }
+    }
+  }
+
+  if (const json::Object *timing =
+          object(o, "timing", "", /*required=*/false,
+                 "an object such as {\"warmup\": 3, \"min_samples\": 10, "
+                 "\"max_samples\": 100, \"max_seconds\": 2.0, "
+                 "\"target_rse\": 0.005}")) {
+    unknownKeys(*timing, "timing",
+                {"warmup", "min_samples", "max_samples", "max_seconds",
+                 "target_rse"});
+    Task::Timing &t = task.timing;
+    std::optional<int64_t> warmup =
+        integer(*timing, "warmup", "timing", t.warmup, 0, 1000000);
+    std::optional<int64_t> minS =
+        integer(*timing, "min_samples", "timing", t.minSamples, 1, 1000000);
+    std::optional<int64_t> maxS =
+        integer(*timing, "max_samples", "timing", t.maxSamples, 1, 1000000);
+    std::optional<double> maxSeconds = number(
+        *timing, "max_seconds", "timing", t.maxSeconds, 0, inf, true);
+    std::optional<double> targetRse =
+        number(*timing, "target_rse", "timing", t.targetRse, 0, inf);
+    if (minS && maxS && *maxS < *minS)
+      error("timing.max_samples", "expected max_samples >= min_samples (" +
+                                      Twine(*maxS) + " < " + Twine(*minS) +
+                                      ")");
+    if (warmup)
+      t.warmup = unsigned(*warmup);
+    if (minS)
+      t.minSamples = unsigned(*minS);
+    if (maxS)
+      t.maxSamples = unsigned(*maxS);
+    if (maxSeconds)
+      t.maxSeconds = *maxSeconds;
+    if (targetRse)
+      t.targetRse = *targetRse;
+  }
+
+  if (const json::Object *credit = object(
+          o, "credit", "", /*required=*/false,
+          "an object such as {\"flops\": 0.9, \"bytes\": 0.5} (shares of the "
+          "work a requested family must do)")) {
+    unknownKeys(*credit, "credit", {"flops", "bytes"});
+    if (std::optional<double> v =
+            number(*credit, "flops", "credit", task.creditFlops, 0, 1))
+      task.creditFlops = *v;
+    if (std::optional<double> v =
+            number(*credit, "bytes", "credit", task.creditBytes, 0, 1))
+      task.creditBytes = *v;
+  }
+
+  if (std::optional<std::string> acc =
+          oneOf(o, "accumulate", "", {"f32", "any"}, StringRef()))
+    task.accumulate = *acc;
+
+  if (errorCount())
+    return std::nullopt;
+  return task;
+}
+
+TaskCheck ptxbench::runtime::checkTaskText(StringRef text, StringRef fileName) {
+  TaskCheck check;
+  check.file = fileName.str();
+  Expected<json::Value> root = json::parse(text);
+  if (!root) {
+    // "[3:3, byte=20]: Expected object key": the place, then the message.
+    std::string message = toString(root.takeError());
+    StringRef rest(message), place;
+    if (rest.starts_with("["))
+      std::tie(place, rest) = rest.split("]: ");
+    check.diagnostics.push_back(
+        {check.file, place.empty() ? "" : (place + "]").str(), rest.str()});
+    return check;
+  }
+  TaskReader reader(fileName, check.diagnostics);
+  check.task = reader.read(*root);
+  return check;
+}
+
+TaskCheck ptxbench::runtime::checkTask(StringRef path) {
+  SmallString<256> file(path);
+  if (sys::fs::is_directory(path))
+    sys::path::append(file, "task.json");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(file);
+  if (!buffer) {
+    TaskCheck check;
+    check.file = file.str().str();
+    check.diagnostics.push_back(
+        {check.file, "",
+         "cannot read the task file: " + buffer.getError().message()});
+    return check;
+  }
+  TaskCheck check = checkTaskText((*buffer)->getBuffer(), file);
+  if (check.task)
+    check.task->dir = sys::path::parent_path(file).str();
+  return check;
+}
+
+/// Every diagnostic, one per line.
+static Error toError(const TaskCheck &check) {
+  std::string text;
+  for (const TaskDiagnostic &d : check.diagnostics)
+    text += (text.empty() ? "" : "\n") + d.str();
+  return createStringError(inconvertibleErrorCode(), text);
+}
+
+Expected<Task> ptxbench::runtime::parseTask(StringRef text,
+                                            StringRef fileName) {
+  TaskCheck check = checkTaskText(text, fileName);
+  if (!check.task)
+    return toError(check);
+  return std::move(*check.task);
+}
+
+Expected<Task> ptxbench::runtime::loadTask(StringRef path) {
+  TaskCheck check = checkTask(path);
+  if (!check.task)
+    return toError(check);
+  return std::move(*check.task);
+}

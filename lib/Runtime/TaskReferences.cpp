@@ -1,0 +1,259 @@
+//===- TaskReferences.cpp - Built-in references and a task's operands -----===//
+//
+// The table of built-in references (gemm, rmsnorm, attention_fwd,
+// attention_bwd): the tensor operands each computes with, their roles and
+// ranks, its options, and its library baseline. Reads a task's "reference",
+// "baseline" and "operands" against it: every operand names a tensor of the
+// right rank and role, every output is an operand (so it is checked), only
+// what the reference computes may be "derived", and the options are valid.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TaskReader.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+using namespace ptxbench::runtime;
+
+namespace {
+
+/// A tensor operand of a built-in reference: its key in "operands", role,
+/// rank, and whether a task may leave it out.
+struct OperandSpec {
+  const char *key;
+  Role role;
+  unsigned rank;
+  bool optional = false;
+  /// The input may have "init": {"dist": "derived"} (the reference fills it).
+  bool derivable = false;
+};
+
+/// A built-in reference: its tensors and its library baseline ("" = none).
+struct ReferenceSpec {
+  const char *name;
+  std::string baseline;
+  std::vector<OperandSpec> tensors;
+  /// Non-tensor keys of "operands".
+  std::vector<StringRef> options;
+};
+
+const std::vector<ReferenceSpec> &references() {
+  static const std::vector<ReferenceSpec> specs = {
+      {"gemm",
+       "cublaslt_gemm",
+       {{"a", Role::Input, 2},
+        {"b", Role::Input, 2},
+        {"c", Role::Output, 2},
+        {"scale_a", Role::Input, 1, /*optional=*/true},
+        {"scale_b", Role::Input, 1, /*optional=*/true}},
+       {"b_layout"}},
+      {"rmsnorm",
+       "",
+       {{"x", Role::Input, 2}, {"w", Role::Input, 1}, {"y", Role::Output, 2}},
+       {"eps"}},
+      {"attention_fwd",
+       "cudnn_sdpa_fwd",
+       {{"q", Role::Input, 4},
+        {"k", Role::Input, 4},
+        {"v", Role::Input, 4},
+        {"o", Role::Output, 4},
+        {"lse", Role::Output, 3}},
+       {"causal"}},
+      {"attention_bwd",
+       "cudnn_sdpa_bwd",
+       {{"q", Role::Input, 4},
+        {"k", Role::Input, 4},
+        {"v", Role::Input, 4},
+        {"o", Role::Input, 4, false, /*derivable=*/true},
+        {"lse", Role::Input, 3, false, /*derivable=*/true},
+        {"do", Role::Input, 4},
+        {"dq", Role::Output, 4},
+        {"dk", Role::Output, 4},
+        {"dv", Role::Output, 4}},
+       {"causal"}},
+  };
+  return specs;
+}
+
+const ReferenceSpec *findReference(StringRef name) {
+  for (const ReferenceSpec &r : references())
+    if (name == r.name)
+      return &r;
+  return nullptr;
+}
+
+StringRef roleName(Role role) {
+  return role == Role::Output ? "output" : "input";
+}
+
+/// Reads the reference's options (b_layout, eps, causal).
+void readOptions(TaskReader &reader, const json::Object &ops,
+                 const ReferenceSpec &spec, Task &task) {
+  StringRef ref = spec.name;
+  if (ref == "gemm") {
+    if (std::optional<std::string> layout = reader.string(
+            ops, "b_layout", "operands", /*required=*/false,
+            "\"kn\" (B is [K, N], C = A*B) or \"nk\" (B is [N, K], C = "
+            "A*B^T)")) {
+      if (*layout != "kn" && *layout != "nk")
+        reader.error("operands.b_layout",
+                     "expected \"kn\" (B is [K, N], C = A*B) or \"nk\" (B is "
+                     "[N, K], C = A*B^T), got \"" +
+                         *layout + "\"");
+      task.bTransposed = *layout == "nk";
+    }
+  } else if (ref == "rmsnorm") {
+    if (std::optional<double> eps =
+            reader.number(ops, "eps", "operands", 1e-6, 0,
+                          std::numeric_limits<double>::infinity(),
+                          /*minExclusive=*/true))
+      task.eps = *eps;
+  } else {
+    std::optional<std::string> causal = reader.string(
+        ops, "causal", "operands", /*required=*/false,
+        "the name of the parameter that is 1 for a causal mask");
+    if (causal && !is_contained(task.params, *causal))
+      reader.error("operands.causal",
+                   "expected the name of the parameter that is 1 for a causal "
+                   "mask (one of " +
+                       join(task.params, ", ") + "), got \"" + *causal + "\"");
+    else if (causal)
+      task.causalParam = *causal;
+  }
+}
+
+} // namespace
+
+void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
+                               const std::vector<bool> &complete, Task &task) {
+  std::vector<StringRef> known;
+  for (const ReferenceSpec &r : references())
+    known.push_back(r.name);
+  std::optional<std::string> ref =
+      string(top, "reference", "", /*required=*/true,
+             "the name of a built-in reference (" + join(known, ", ") + ")");
+  const ReferenceSpec *spec = ref ? findReference(*ref) : nullptr;
+  if (ref && !spec)
+    error("reference", "unknown built-in reference \"" + *ref +
+                           "\"; expected one of " + join(known, ", "));
+  if (spec)
+    task.reference = *ref;
+
+  std::optional<std::string> base = string(
+      top, "baseline", "", /*required=*/false,
+      "a string: the reference's library baseline, or \"none\"");
+  task.baseline = base.value_or("none");
+  if (spec && base && *base != "none" && *base != spec->baseline)
+    error("baseline",
+          "unknown baseline \"" + *base + "\" for the " + *ref +
+              " reference; expected " +
+              (spec->baseline.empty() ? "" : "\"" + spec->baseline + "\" or ") +
+              "\"none\"");
+
+  if (!spec) {
+    // Without a known reference, only the shape of "operands" is checked.
+    object(top, "operands", "", /*required=*/true,
+           "an object naming the reference's tensors");
+    return;
+  }
+  std::vector<StringRef> keys;
+  for (const OperandSpec &t : spec->tensors)
+    keys.push_back(t.key);
+  const json::Object *ops = object(
+      top, "operands", "", /*required=*/true,
+      ("an object naming the " + StringRef(spec->name) +
+       " reference's tensors (" + join(keys, ", ") + ")")
+          .str());
+  if (!ops)
+    return;
+  keys.insert(keys.end(), spec->options.begin(), spec->options.end());
+  unknownKeys(*ops, "operands", keys);
+
+  bool allNamed = tensorsResolvable;
+  for (const OperandSpec &op : spec->tensors) {
+    StringRef key = op.key;
+    std::string path = joinPath("operands", key);
+    if (op.optional && !ops->get(key))
+      continue;
+    std::optional<std::string> s = string(
+        *ops, key, "operands", /*required=*/true,
+        ("the name of the " + roleName(op.role) + " tensor of rank " +
+         Twine(op.rank) + " for \"" + key + "\"")
+            .str());
+    if (!s) {
+      allNamed = false;
+      continue;
+    }
+    int t = task.tensorIndex(*s);
+    if (t < 0) {
+      if (tensorsResolvable) {
+        std::vector<StringRef> names;
+        for (const TensorSpec &tensor : task.tensors)
+          names.push_back(tensor.name);
+        error(path, "unknown tensor \"" + *s + "\"; expected one of " +
+                        join(names, ", "));
+      }
+      allNamed = false;
+      continue;
+    }
+    task.operands[key] = *s;
+    if (!complete[t])
+      continue;
+    // A wrong operand is reported here; that an output then goes unnamed
+    // is the same mistake.
+    size_t before = errorCount();
+    const TensorSpec &tensor = task.tensors[t];
+    if (tensor.shape.size() != op.rank)
+      error(path, "the " + StringRef(spec->name) + " reference wants rank " +
+                      Twine(op.rank) + " for \"" + key + "\", tensor \"" + *s +
+                      "\" has " + Twine(tensor.shape.size()));
+    if (tensor.role != op.role)
+      error(path, "tensor \"" + *s + "\" has the wrong role (" +
+                      roleName(tensor.role) + "); expected an " +
+                      roleName(op.role));
+    if (tensor.dist.kind == Distribution::Kind::Derived && !op.derivable)
+      error(path, "tensor \"" + *s + "\" is \"derived\", but the " +
+                      StringRef(spec->name) +
+                      " reference does not compute it; expected a drawn "
+                      "distribution");
+    if (errorCount() != before)
+      allNamed = false;
+  }
+  // Every output is checked, so every output must be an operand, and no
+  // other input may be derived.
+  if (allNamed)
+    for (size_t t = 0; t < task.tensors.size(); ++t) {
+      const TensorSpec &tensor = task.tensors[t];
+      if (!complete[t])
+        continue;
+      bool named = false;
+      for (const auto &kv : task.operands)
+        named |= kv.second == tensor.name;
+      if (!named && tensor.role == Role::Output)
+        error("operands", "output \"" + tensor.name + "\" is not one of the " +
+                              StringRef(spec->name) +
+                              " reference's outputs, so it could not be "
+                              "checked");
+      if (!named && tensor.dist.kind == Distribution::Kind::Derived)
+        error("operands", "input \"" + tensor.name +
+                              "\" is \"derived\" but no reference operand "
+                              "computes it");
+    }
+  // A per-tensor scale of an fp8 GEMM is one f32 value.
+  for (StringRef scale : {"scale_a", "scale_b"}) {
+    auto it = task.operands.find(scale);
+    if (it == task.operands.end())
+      continue;
+    int t = task.tensorIndex(it->second);
+    const TensorSpec &tensor = task.tensors[t];
+    if (complete[t] && (tensor.dtype != DType::F32 ||
+                        tensor.shape.size() != 1 ||
+                        tensor.shape[0].text() != "1"))
+      error(joinPath("operands", scale),
+            "a per-tensor scale is an f32 tensor of shape [\"1\"]; tensor \"" +
+                tensor.name + "\" is not");
+  }
+  readOptions(*this, *ops, *spec, task);
+}
