@@ -19,6 +19,11 @@ struct Command {
   int (*run)();
 };
 
+/// The task `task` names for run and prompt: a folder or task.json as given
+/// when it exists, else (a bare name) the folder of that name under
+/// `tasksDir`, as generate's --task names it.
+std::string resolveTaskPath(llvm::StringRef task, llvm::StringRef tasksDir);
+
 /// `ptxbench summary FILE.ptx [--export OUT.ptx]`.
 Command summaryCommand();
 
@@ -28,13 +33,14 @@ Command analyzeCommand();
 /// `ptxbench extract RESPONSE.md [-o FILE]`.
 Command extractCommand();
 
-/// `ptxbench tasks [--dir DIR]` and `ptxbench tasks show NAME`.
+/// `ptxbench tasks [--tasks DIR]`, `ptxbench tasks show NAME` and
+/// `ptxbench tasks check PATH...`.
 Command tasksCommand();
 
-/// `ptxbench run --task DIR --solution FILE [--shapes S] [--json OUT]`.
+/// `ptxbench run --task NAME|DIR --solution FILE [--shapes S] [--json OUT]`.
 Command runCommand();
 
-/// `ptxbench prompt --task DIR --arch A --context none|brief|full
+/// `ptxbench prompt --task NAME|DIR --arch A --context none|brief|full
 /// [--format text|json]`.
 Command promptCommand();
 
@@ -54,7 +60,7 @@ Command reportCommand();
 /// child process that compiles under the compile limits).
 Command compileCommand();
 
-/// `ptxbench fixit --db FILE -o OUT.jsonl [--max-per-task N] ...`.
+/// `ptxbench fixit --db FILE -o OUT.jsonl [--heldout-tasks A,B] ...`.
 Command fixitCommand();
 
 /// `ptxbench generate --models FILE --model NAME,... --out DIR ...`.

@@ -1,7 +1,7 @@
 //===- FixitCommand.cpp - ptxbench fixit ----------------------------------===//
 //
 // `ptxbench fixit --db results.sqlite -o fixit.jsonl [--tasks DIR]
-//  [--max-per-task N] [--max-per-kind N] [--split heldout-tasks=A,B]` writes supervised fine-tuning
+//  [--max-per-task N] [--max-per-kind N] [--heldout-tasks A,B]` writes supervised fine-tuning
 // records (docs/fixit.md) pairing wrong or fallback kernels with their
 // fixes, prints the distribution over tasks x failure kinds and writes it
 // beside the output as OUT-without-.jsonl + ".distribution.json".
@@ -47,11 +47,16 @@ cl::opt<unsigned> maxPerKind("max-per-kind",
                                       "(0: no cap)"),
                              cl::init(0), cl::sub(fixitCmd));
 
-cl::opt<std::string> split(
-    "split",
-    cl::desc("heldout-tasks=A,B: the named tasks' records go to "
-             "OUT.heldout.jsonl (paired, capped and counted on their own)"),
-    cl::value_desc("heldout-tasks=A,B"), cl::sub(fixitCmd));
+cl::list<std::string> heldoutTaskList(
+    "heldout-tasks",
+    cl::desc("These tasks' records go to OUT.heldout.jsonl (paired, capped "
+             "and counted on their own), as report --compare and "
+             "training/sft.py split them"),
+    cl::value_desc("task,..."), cl::CommaSeparated, cl::sub(fixitCmd));
+// The spelling before --heldout-tasks: --split heldout-tasks=A,B.
+cl::opt<std::string> split("split", cl::desc("heldout-tasks=A,B: as --heldout-tasks A,B"),
+                           cl::value_desc("heldout-tasks=A,B"), cl::Hidden,
+                           cl::sub(fixitCmd));
 
 int fail(const Twine &message) {
   WithColor::error(errs(), "ptxbench fixit") << message << "\n";
@@ -81,9 +86,15 @@ int runFixit() {
     }
     return *expert;
   };
-  // --split heldout-tasks=A,B: those tasks' samples form a second set,
-  // built on its own so no pair, cap or dedupe crosses the split.
+  // --heldout-tasks A,B (or --split heldout-tasks=A,B): those tasks'
+  // samples form a second set, built on its own so no pair, cap or dedupe
+  // crosses the split.
   std::set<std::string> heldoutTasks;
+  for (const std::string &t : heldoutTaskList)
+    if (!StringRef(t).trim().empty())
+      heldoutTasks.insert(StringRef(t).trim().str());
+  if (!heldoutTaskList.empty() && heldoutTasks.empty())
+    return fail("--heldout-tasks names no task");
   if (!split.empty()) {
     StringRef spec(split);
     if (!spec.consume_front("heldout-tasks="))
@@ -95,13 +106,16 @@ int runFixit() {
         heldoutTasks.insert(n.trim().str());
     if (heldoutTasks.empty())
       return fail("--split heldout-tasks= names no task");
+  }
+  if (!heldoutTasks.empty()) {
     std::set<std::string> known;
     for (const eval::SampleRecord &r : *records)
       known.insert(r.key.task);
     for (const std::string &t : heldoutTasks)
       if (!known.count(t))
         WithColor::warning(errs(), "ptxbench fixit")
-            << "--split: no sample of task '" << t << "' in " << dbPath
+            << (split.empty() ? "--heldout-tasks" : "--split")
+            << ": no sample of task '" << t << "' in " << dbPath
             << "\n";
   }
   std::vector<eval::SampleRecord> trainRecords, heldoutRecords;

@@ -1,7 +1,7 @@
 //===- GenerateCommand.cpp - ptxbench generate ----------------------------===//
 //
 // `ptxbench generate --models models.json --model NAME[,NAME...] --tasks DIR
-//  [--task A,B] --arch sm_90a --context none,brief,full --samples N
+//  [--task A,B] --arch sm_90a --context none,brief,full --num-samples N
 //  [--turns T] --out SAMPLES_DIR [--db results.sqlite] [--concurrency C]
 //  [--max-cost USD] [--max-tokens N] [--seed S]`
 //
@@ -57,10 +57,15 @@ cl::list<std::string> contexts("context",
                                cl::desc("Context levels: none, brief, full"),
                                cl::value_desc("level,..."), cl::CommaSeparated,
                                cl::sub(generateCmd));
-cl::opt<unsigned> samples("samples",
+cl::opt<unsigned> samples("num-samples",
                           cl::desc("Samples per model, context "
                                    "and task"),
-                          cl::init(1), cl::sub(generateCmd));
+                          cl::value_desc("N"), cl::init(1),
+                          cl::sub(generateCmd));
+// The spelling before --num-samples. Elsewhere (eval) --samples is the
+// sample tree, so the help shows --num-samples.
+cl::alias samplesAlias("samples", cl::desc("Alias for --num-samples"),
+                       cl::aliasopt(samples), cl::Hidden);
 cl::opt<unsigned> turns("turns",
                         cl::desc("Turns per sample (feedback after "
                                  "each)"),
@@ -136,7 +141,7 @@ int runGenerate() {
   if (!sys::fs::is_directory(genTasksDir))
     return fail("tasks folder '" + genTasksDir + "' does not exist");
   if (samples == 0 || turns == 0)
-    return fail("--samples and --turns must be at least 1");
+    return fail("--num-samples and --turns must be at least 1");
   if (genShapes != "dev" && genShapes != "heldout" && genShapes != "all")
     return fail("--shapes expects dev, heldout or all, got '" + genShapes +
                 "'");

@@ -27,10 +27,13 @@ namespace {
 
 cl::SubCommand promptCmd("prompt", "Write the prompt for a task");
 cl::opt<std::string> promptTask("task",
-                                cl::desc("Task folder, task.json, or a name "
-                                         "under ./tasks"),
-                                cl::value_desc("dir"), cl::Required,
+                                cl::desc("Task: a name under --tasks, a "
+                                         "folder or a task.json"),
+                                cl::value_desc("name|dir"), cl::Required,
                                 cl::sub(promptCmd));
+cl::opt<std::string> promptTasksDir("tasks", cl::desc("The tasks folder"),
+                                    cl::value_desc("dir"), cl::init("tasks"),
+                                    cl::sub(promptCmd));
 cl::opt<std::string> promptArch("arch", cl::desc("sm_90a or sm_100a"),
                                 cl::init("sm_90a"), cl::sub(promptCmd));
 cl::opt<std::string> promptContext(
@@ -61,10 +64,8 @@ int runPrompt() {
   if (promptFormat != "text" && promptFormat != "json")
     return fail("unknown --format '" + promptFormat +
                 "' (expected text or json)");
-  // A bare name means tasks/NAME.
-  std::string taskPath = promptTask;
-  if (!sys::fs::exists(taskPath) && !StringRef(taskPath).contains('/'))
-    taskPath = "tasks/" + taskPath;
+  // A bare name means TASKS/NAME.
+  std::string taskPath = cli::resolveTaskPath(promptTask, promptTasksDir);
   auto task = runtime::loadTask(taskPath);
   if (!task)
     return fail(toString(task.takeError()));

@@ -50,9 +50,14 @@ using namespace ptxbench::runtime;
 namespace {
 
 cl::SubCommand runCmd("run", "Check and time a submission on the GPU");
-cl::opt<std::string> runTask("task", cl::desc("Task folder or task.json"),
-                             cl::value_desc("dir"), cl::Required,
+cl::opt<std::string> runTask("task",
+                             cl::desc("Task: a name under --tasks, a folder "
+                                      "or a task.json"),
+                             cl::value_desc("name|dir"), cl::Required,
                              cl::sub(runCmd));
+cl::opt<std::string> runTasksDir("tasks", cl::desc("The tasks folder"),
+                                 cl::value_desc("dir"), cl::init("tasks"),
+                                 cl::sub(runCmd));
 cl::opt<std::string> runSolution("solution",
                                  cl::desc("The submission (.cu or .ptx) with "
                                           "its launch plan"),
@@ -322,7 +327,9 @@ Instrumented instrumentSubmission(const Task &task, StringRef ptx,
 }
 
 int runRun() {
-  auto task = loadTask(runTask);
+  // A bare name means TASKS/NAME; the worker is given the path.
+  std::string taskPath = cli::resolveTaskPath(runTask, runTasksDir);
+  auto task = loadTask(taskPath);
   if (!task) {
     errs() << "ptxbench: " << toString(task.takeError()) << "\n";
     return 2;
@@ -448,7 +455,7 @@ int runRun() {
   options.argv = {sys::fs::getMainExecutable(nullptr, nullptr),
                   "run",
                   "--worker",
-                  "--task=" + runTask,
+                  "--task=" + taskPath,
                   "--solution=" + runSolution,
                   "--shapes=" + runShapes,
                   "--seed=" + std::to_string(seed)};

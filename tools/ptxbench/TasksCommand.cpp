@@ -4,10 +4,10 @@
 // subfolder with a task.json) with their requested families per
 // architecture and their workloads; `ptxbench tasks show NAME` prints one
 // task in full; `ptxbench tasks check PATH...` checks task folders (a task,
-// or a folder of tasks) with the loader and reports everything wrong with
-// each, one line per problem (docs/tasks.md). A task.json that does not
-// load is reported with its errors and the listing goes on; the exit status
-// is then 1.
+// or a folder of tasks) with the loader, and their solutions manifests, and
+// reports everything wrong with each, one line per problem (docs/tasks.md).
+// A task.json that does not load is reported with its errors and the
+// listing goes on; the exit status is then 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,23 +90,50 @@ void printFull(const runtime::Task &task, raw_ostream &os) {
     os << "  " << workloadText(task, workload) << "\n";
 }
 
-/// The task folders `path` stands for: itself when it holds a task.json (or
-/// is one), else its subfolders that hold one, sorted.
-std::vector<std::string> taskFolders(StringRef path, std::error_code &ec) {
-  SmallString<128> json(path);
-  sys::path::append(json, "task.json");
-  if (!sys::fs::is_directory(path) || sys::fs::exists(json))
+/// The folders `path` stands for: itself when it holds a task.json (or is
+/// one), else its subfolders that hold a task.json or a solutions/
+/// manifest.json (a corpus shared by tasks), sorted.
+std::vector<std::string> checkedFolders(StringRef path, std::error_code &ec) {
+  auto has = [](StringRef folder, StringRef a, StringRef b = "") {
+    SmallString<128> file(folder);
+    sys::path::append(file, a);
+    if (!b.empty())
+      sys::path::append(file, b);
+    return sys::fs::exists(file);
+  };
+  if (!sys::fs::is_directory(path) || has(path, "task.json"))
     return {path.str()};
   std::vector<std::string> folders;
   for (sys::fs::directory_iterator it(path, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    SmallString<128> inner(it->path());
-    sys::path::append(inner, "task.json");
-    if (sys::fs::exists(inner))
+       it.increment(ec))
+    if (has(it->path(), "task.json") ||
+        has(it->path(), "solutions", "manifest.json"))
       folders.push_back(it->path());
-  }
   std::sort(folders.begin(), folders.end());
   return folders;
+}
+
+/// Every problem of the task in `folder` and of its solutions manifest.
+std::vector<runtime::TaskDiagnostic> checkFolder(StringRef folder) {
+  std::vector<runtime::TaskDiagnostic> diagnostics;
+  SmallString<128> json(folder);
+  if (sys::fs::is_directory(folder))
+    sys::path::append(json, "task.json");
+  if (!sys::fs::is_directory(folder) || sys::fs::exists(json))
+    diagnostics = runtime::checkTask(folder).diagnostics;
+  SmallString<128> manifest(folder);
+  sys::path::append(manifest, "solutions", "manifest.json");
+  if (sys::fs::is_directory(folder) && sys::fs::exists(manifest)) {
+    SmallString<128> tasksDir(folder);
+    sys::path::remove_dots(tasksDir, /*remove_dot_dot=*/true);
+    sys::path::remove_filename(tasksDir);
+    if (tasksDir.empty())
+      tasksDir = ".";
+    for (runtime::TaskDiagnostic &d :
+         runtime::checkSolutionManifest(manifest, tasksDir))
+      diagnostics.push_back(std::move(d));
+  }
+  return diagnostics;
 }
 
 /// `ptxbench tasks check PATH...`: every problem of every task, then one
@@ -120,7 +147,7 @@ int checkTasks(ArrayRef<std::string> paths) {
   unsigned bad = 0, checked = 0;
   for (const std::string &path : paths) {
     std::error_code ec;
-    std::vector<std::string> folders = taskFolders(path, ec);
+    std::vector<std::string> folders = checkedFolders(path, ec);
     if (ec) {
       WithColor::error(outs()) << path << ": cannot read: " << ec.message()
                                << "\n";
@@ -135,22 +162,20 @@ int checkTasks(ArrayRef<std::string> paths) {
     }
     for (const std::string &folder : folders) {
       ++checked;
-      runtime::TaskCheck check = runtime::checkTask(folder);
-      if (check.diagnostics.empty()) {
+      std::vector<runtime::TaskDiagnostic> diagnostics = checkFolder(folder);
+      if (diagnostics.empty()) {
         outs() << folder << ": ok\n";
         continue;
       }
       ++bad;
-      for (const runtime::TaskDiagnostic &d : check.diagnostics)
+      for (const runtime::TaskDiagnostic &d : diagnostics)
         WithColor::error(outs()) << d.str() << "\n";
-      outs() << folder << ": " << check.diagnostics.size()
-             << (check.diagnostics.size() == 1 ? " problem" : " problems")
-             << "\n";
+      outs() << folder << ": " << diagnostics.size()
+             << (diagnostics.size() == 1 ? " problem" : " problems") << "\n";
     }
   }
   if (checked > 1 || bad)
-    outs() << checked << (checked == 1 ? " task" : " tasks") << " checked, "
-           << bad << " with problems\n";
+    outs() << checked << " checked, " << bad << " with problems\n";
   return bad ? 1 : 0;
 }
 
@@ -204,5 +229,13 @@ int runTasks() {
 }
 
 } // namespace
+
+std::string cli::resolveTaskPath(StringRef task, StringRef tasksDir) {
+  if (sys::fs::exists(task) || task.contains('/'))
+    return task.str();
+  SmallString<128> path(tasksDir);
+  sys::path::append(path, task);
+  return path.str().str();
+}
 
 cli::Command cli::tasksCommand() { return {tasksCmd, runTasks}; }

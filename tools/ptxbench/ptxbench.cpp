@@ -1,15 +1,50 @@
 //===- ptxbench.cpp - The ptxbench command line ---------------------------===//
 //
 // The user's entry point: dispatches to the subcommands in Commands.h.
+// `ptxbench --help`, `ptxbench` alone and an unknown subcommand print the
+// list of subcommands, one line each, from the table below (so a
+// subcommand is listed exactly when it can run); `ptxbench SUB --help` is
+// llvm::cl's help for that subcommand's options, and `--help-hidden` also
+// shows the options the LLVM libraries register.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <vector>
+
 using namespace ptxbench;
+
+namespace {
+
+/// "SUBCOMMANDS:" and one line per subcommand, sorted by name.
+void printUsage(llvm::ArrayRef<cli::Command> commands, llvm::raw_ostream &os) {
+  std::vector<const cli::Command *> sorted;
+  size_t width = 0;
+  for (const cli::Command &command : commands) {
+    sorted.push_back(&command);
+    width = std::max(width, command.subcommand.getName().size());
+  }
+  llvm::sort(sorted, [](const cli::Command *a, const cli::Command *b) {
+    return a->subcommand.getName() < b->subcommand.getName();
+  });
+  os << "OVERVIEW: ptxbench: architecture-specific PTX benchmark\n\n"
+        "USAGE: ptxbench <subcommand> [options]\n\nSUBCOMMANDS:\n";
+  for (const cli::Command *command : sorted) {
+    llvm::StringRef name = command->subcommand.getName();
+    os << "  " << name << std::string(width - name.size() + 2, ' ')
+       << command->subcommand.getDescription() << "\n";
+  }
+  os << "\nType \"ptxbench <subcommand> --help\" for a subcommand's options.\n";
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
@@ -19,11 +54,33 @@ int main(int argc, char **argv) {
       cli::tasksCommand(),   cli::evalCommand(),    cli::mergeCommand(),
       cli::reportCommand(),  cli::fixitCommand(),   cli::generateCommand(),
       cli::compileCommand()};
+
+  // The top level has no options of its own; llvm::cl's help for it would
+  // list the LLVM libraries' hundreds, so the subcommands are listed here.
+  if (argc == 1) {
+    printUsage(commands, llvm::errs());
+    return 1;
+  }
+  llvm::StringRef first = argv[1];
+  if (first == "--help" || first == "-help" || first == "-h") {
+    printUsage(commands, llvm::outs());
+    return 0;
+  }
+  if (!first.starts_with("-") &&
+      llvm::none_of(commands, [&](const cli::Command &command) {
+        return command.subcommand.getName() == first;
+      })) {
+    llvm::WithColor::error(llvm::errs(), "ptxbench")
+        << "unknown subcommand '" << first << "'\n\n";
+    printUsage(commands, llvm::errs());
+    return 1;
+  }
+
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "ptxbench: architecture-specific PTX benchmark\n");
   for (const cli::Command &command : commands)
     if (command.subcommand)
       return command.run();
-  llvm::errs() << "ptxbench: expected a command; see 'ptxbench --help'\n";
+  printUsage(commands, llvm::errs());
   return 1;
 }

@@ -137,6 +137,12 @@ TaskCheck checkTask(llvm::StringRef path);
 /// Reads task JSON text; `fileName` names it in diagnostics.
 TaskCheck checkTaskText(llvm::StringRef text, llvm::StringRef fileName);
 
+/// Checks a solutions/manifest.json (docs/tasks.md): every problem, with its
+/// JSON path, including tasks and solution files that do not exist;
+/// `tasksDir` is where the tasks it lists are. Empty when all is well.
+std::vector<TaskDiagnostic> checkSolutionManifest(llvm::StringRef manifest,
+                                                  llvm::StringRef tasksDir);
+
 /// Loads `path` (a task.json or a folder holding one). The error holds every
 /// diagnostic of checkTask, one per line.
 llvm::Expected<Task> loadTask(llvm::StringRef path);

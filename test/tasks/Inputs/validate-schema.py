@@ -1,10 +1,12 @@
-"""Validates task files against tasks/task.schema.json (JSON Schema 2020-12).
+"""Validates task files against tasks/task.schema.json (JSON Schema 2020-12),
+or solutions manifests against tasks/solutions.schema.json (--manifests).
 
-  validate-schema.py SCHEMA --expect valid|invalid DIR...
+  validate-schema.py SCHEMA --expect valid|invalid [--manifests] DIR...
       Every DIR/*/task.json (or DIR/task.json): one line per file,
       "NAME: valid" or "NAME: invalid at PATH: MESSAGE" for each schema
       error (PATH as the loader writes it: tensors[1].dtype). Exits 1 when a
       file's result is not the expected one, or when there is no file.
+      With --manifests: every DIR/*/solutions/manifest.json instead.
   validate-schema.py SCHEMA --families LOADER_OUTPUT
       Compares the schema's feature families with the list in the loader's
       "unknown feature family" message (ptxbench tasks check output), so the
@@ -31,11 +33,11 @@ def json_path(parts):
     return text or "(top)"
 
 
-def task_files(folder):
-    own = os.path.join(folder, "task.json")
+def task_files(folder, name):
+    own = os.path.join(folder, name)
     if os.path.exists(own):
         return [own]
-    return sorted(glob.glob(os.path.join(folder, "*", "task.json")))
+    return sorted(glob.glob(os.path.join(folder, "*", name)))
 
 
 def schema_families(schema):
@@ -49,6 +51,7 @@ def main():
     ap.add_argument("schema")
     ap.add_argument("--expect", choices=["valid", "invalid"])
     ap.add_argument("--families")
+    ap.add_argument("--manifests", action="store_true")
     ap.add_argument("dirs", nargs="*")
     args = ap.parse_intermixed_args()
     with open(args.schema) as f:
@@ -74,13 +77,17 @@ def main():
         print(f"families: {len(ours)}, as in the ISA table")
         return 0
 
-    files = [f for d in args.dirs for f in task_files(d)]
+    name = os.path.join("solutions", "manifest.json") if args.manifests else "task.json"
+    files = [f for d in args.dirs for f in task_files(d, name)]
     if not files:
-        print("error: no task.json in " + " ".join(args.dirs))
+        print(f"error: no {name} in " + " ".join(args.dirs))
         return 1
     wrong = 0
     for path in files:
-        name = os.path.basename(os.path.dirname(path))
+        folder = os.path.dirname(path)
+        if args.manifests:
+            folder = os.path.dirname(folder)
+        name = os.path.basename(folder)
         try:
             with open(path) as f:
                 task = json.load(f)
@@ -98,7 +105,8 @@ def main():
         if bool(errors) != (args.expect == "invalid"):
             print(f"error: {name}: expected {args.expect}")
             wrong += 1
-    print(f"{len(files)} task files, {wrong} not {args.expect}")
+    print(f"{len(files)} {'manifests' if args.manifests else 'task files'}, "
+          f"{wrong} not {args.expect}")
     return 1 if wrong else 0
 
 
