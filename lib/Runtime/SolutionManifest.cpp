@@ -41,17 +41,18 @@ void checkSolution(TaskReader &reader, const json::Object &o, StringRef path,
   reader.unknownKeys(o, path,
                      {"file", "arch", "status", "run", "features", "note",
                       "expert", "compiles", "status_by_task"});
-  if (std::optional<std::string> file = reader.string(
-          o, "file", path, /*required=*/true,
-          "the solution's file name, beside manifest.json")) {
+  if (std::optional<std::string> file =
+          reader.string(o, "file", path, /*required=*/true,
+                        "the solution's file name, beside manifest.json")) {
     SmallString<256> full(folder);
     sys::path::append(full, *file);
     if (!sys::fs::exists(full))
       reader.error(joinPath(path, "file"),
                    "\"" + *file + "\" does not exist in " + folder);
   }
-  if (std::optional<std::string> arch = reader.string(
-          o, "arch", path, /*required=*/true, "an architecture such as sm_90a")) {
+  if (std::optional<std::string> arch =
+          reader.string(o, "arch", path, /*required=*/true,
+                        "an architecture such as sm_90a")) {
     StringRef a(*arch);
     bool ok = a.consume_front("sm_");
     if (ok && (a.ends_with("a") || a.ends_with("f")))
@@ -69,9 +70,9 @@ void checkSolution(TaskReader &reader, const json::Object &o, StringRef path,
                  "missing; expected the harness status expected on every "
                  "workload");
   reader.oneOf(o, "run", path, {"all", "dev", "skip"}, StringRef("dev"));
-  if (const json::Object *features = reader.object(
-          o, "features", path, /*required=*/false,
-          "an object of family -> expected verdict")) {
+  if (const json::Object *features =
+          reader.object(o, "features", path, /*required=*/false,
+                        "an object of family -> expected verdict")) {
     std::vector<std::string> families;
     for (const auto &kv : *features)
       families.push_back(kv.first.str());
@@ -82,10 +83,10 @@ void checkSolution(TaskReader &reader, const json::Object &o, StringRef path,
         reader.error(fpath, "unknown feature family; expected a name from "
                             "docs/isa-coverage.md");
       std::optional<StringRef> verdict = features->get(family)->getAsString();
-      if (!verdict || !is_contained(ArrayRef<StringRef>{"used", "missing",
-                                                        "unreachable",
-                                                        "serialized"},
-                                    *verdict))
+      if (!verdict ||
+          !is_contained(ArrayRef<StringRef>{"used", "missing", "unreachable",
+                                            "serialized"},
+                        *verdict))
         reader.error(fpath, "expected \"used\", \"missing\", \"unreachable\" "
                             "or \"serialized\"");
     }
@@ -95,9 +96,9 @@ void checkSolution(TaskReader &reader, const json::Object &o, StringRef path,
     if (const json::Value *v = o.get(key); v && !v->getAsBoolean())
       reader.error(joinPath(path, key),
                    "expected true or false, got " + kindOf(*v));
-  if (const json::Object *byTask = reader.object(
-          o, "status_by_task", path, /*required=*/false,
-          "an object of task -> harness status")) {
+  if (const json::Object *byTask =
+          reader.object(o, "status_by_task", path, /*required=*/false,
+                        "an object of task -> harness status")) {
     std::vector<std::string> names;
     for (const auto &kv : *byTask)
       names.push_back(kv.first.str());
@@ -119,9 +120,9 @@ ptxbench::runtime::checkSolutionManifest(StringRef manifest,
   std::vector<TaskDiagnostic> diagnostics;
   auto buffer = MemoryBuffer::getFile(manifest);
   if (!buffer) {
-    diagnostics.push_back({manifest.str(), "",
-                           "cannot read the manifest: " +
-                               buffer.getError().message()});
+    diagnostics.push_back(
+        {manifest.str(), "",
+         "cannot read the manifest: " + buffer.getError().message()});
     return diagnostics;
   }
   Expected<json::Value> root = json::parse((*buffer)->getBuffer());

@@ -104,8 +104,9 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
         error(path, "expected a parameter name (a string), got " +
                         kindOf((*params)[i]));
       } else if (!isIdentifier(*s)) {
-        error(path, "\"" + *s + "\" is not a name; expected letters, digits "
-                                "and '_', not starting with a digit");
+        error(path, "\"" + *s +
+                        "\" is not a name; expected letters, digits "
+                        "and '_', not starting with a digit");
       } else if (is_contained(task.params, *s)) {
         error(path, "duplicate \"" + *s + "\"; expected unique names");
       } else {
@@ -126,10 +127,10 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
                  "an object with \"tolerance\" and/or \"rel_l2\"")) {
     unknownKeys(*check, "check", {"tolerance", "rel_l2", "trials"});
     bool tolerancesOk = true;
-    if (const json::Object *tol = object(
-            *check, "tolerance", "check", /*required=*/false,
-            "an object of per-dtype tolerances such as {\"bf16\": "
-            "{\"atol\": 0.02, \"rtol\": 0.01}}")) {
+    if (const json::Object *tol =
+            object(*check, "tolerance", "check", /*required=*/false,
+                   "an object of per-dtype tolerances such as {\"bf16\": "
+                   "{\"atol\": 0.02, \"rtol\": 0.01}}")) {
       std::vector<std::string> keys;
       for (const auto &kv : *tol)
         keys.push_back(kv.first.str());
@@ -192,8 +193,8 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
         const TensorSpec &tensor = task.tensors[t];
         if (complete[t] && tensor.role == Role::Output &&
             !task.tolerances.count(tensor.dtype))
-          error("check.tolerance", "no tolerance for output \"" +
-                                       tensor.name + "\" of dtype " +
+          error("check.tolerance", "no tolerance for output \"" + tensor.name +
+                                       "\" of dtype " +
                                        dtypeName(tensor.dtype) +
                                        "; expected one per output dtype");
       }
@@ -254,10 +255,11 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
         // Family names are the ISA table's (docs/isa-coverage.md). A family,
         // or alternatives of which any one will do ("bulk_copy|tma").
         if (!ptxbench::isa::familiesOfRequirement(*s)) {
-          error(indexPath(path, i),
-                "unknown feature family " + Twine(s->contains('|') ? "in " : "") +
-                    "\"" + *s + "\"; expected one of " + knownFamilies() +
-                    ", or alternatives joined by '|'");
+          error(indexPath(path, i), "unknown feature family " +
+                                        Twine(s->contains('|') ? "in " : "") +
+                                        "\"" + *s + "\"; expected one of " +
+                                        knownFamilies() +
+                                        ", or alternatives joined by '|'");
           continue;
         }
         out.push_back(s->str());
@@ -270,9 +272,9 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
                  "an object such as {\"warmup\": 3, \"min_samples\": 10, "
                  "\"max_samples\": 100, \"max_seconds\": 2.0, "
                  "\"target_rse\": 0.005}")) {
-    unknownKeys(*timing, "timing",
-                {"warmup", "min_samples", "max_samples", "max_seconds",
-                 "target_rse"});
+    unknownKeys(
+        *timing, "timing",
+        {"warmup", "min_samples", "max_samples", "max_seconds", "target_rse"});
     Task::Timing &t = task.timing;
     std::optional<int64_t> warmup =
         integer(*timing, "warmup", "timing", t.warmup, 0, 1000000);
@@ -280,8 +282,8 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
         integer(*timing, "min_samples", "timing", t.minSamples, 1, 1000000);
     std::optional<int64_t> maxS =
         integer(*timing, "max_samples", "timing", t.maxSamples, 1, 1000000);
-    std::optional<double> maxSeconds = number(
-        *timing, "max_seconds", "timing", t.maxSeconds, 0, inf, true);
+    std::optional<double> maxSeconds =
+        number(*timing, "max_seconds", "timing", t.maxSeconds, 0, inf, true);
     std::optional<double> targetRse =
         number(*timing, "target_rse", "timing", t.targetRse, 0, inf);
     if (minS && maxS && *maxS < *minS)

@@ -173,24 +173,21 @@ std::optional<double> TaskReader::number(const json::Object &o, StringRef key,
   return d;
 }
 
-std::optional<int64_t> TaskReader::integer(const json::Object &o,
-                                           StringRef key, StringRef parent,
-                                           int64_t dflt, int64_t min,
-                                           int64_t max) {
-  std::string range =
-      max == std::numeric_limits<int64_t>::max()
-          ? "an integer >= " + std::to_string(min)
-          : "an integer from " + std::to_string(min) + " to " +
-                std::to_string(max);
+std::optional<int64_t> TaskReader::integer(const json::Object &o, StringRef key,
+                                           StringRef parent, int64_t dflt,
+                                           int64_t min, int64_t max) {
+  std::string range = max == std::numeric_limits<int64_t>::max()
+                          ? "an integer >= " + std::to_string(min)
+                          : "an integer from " + std::to_string(min) + " to " +
+                                std::to_string(max);
   const json::Value *v = o.get(key);
   if (!v)
     return dflt;
   std::optional<int64_t> i = v->getAsInteger();
   if (!i) {
     std::optional<double> d = v->getAsNumber();
-    error(joinPath(parent, key),
-          "expected " + range + ", got " +
-              (d ? numberText(*d) : kindOf(*v).str()));
+    error(joinPath(parent, key), "expected " + range + ", got " +
+                                     (d ? numberText(*d) : kindOf(*v).str()));
     return std::nullopt;
   }
   if (*i < min || *i > max) {

@@ -7,7 +7,7 @@
 // path of the value and what was expected, then goes on, so one run reports
 // everything wrong with a file. Accessors return nothing when a value is
 // missing or malformed; the caller then skips the checks that depend on it,
-// so a single mistake gives a single message.
+// so a mistake is not reported again by every check downstream of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,10 +69,9 @@ public:
                                    std::optional<llvm::StringRef> dflt);
   /// A number in [min, max] (`minExclusive`: (min, max]); `dflt` when absent
   /// and std::nullopt when malformed.
-  std::optional<double> number(const llvm::json::Object &o,
-                               llvm::StringRef key, llvm::StringRef parent,
-                               double dflt, double min, double max,
-                               bool minExclusive = false);
+  std::optional<double> number(const llvm::json::Object &o, llvm::StringRef key,
+                               llvm::StringRef parent, double dflt, double min,
+                               double max, bool minExclusive = false);
   /// An integer in [min, max]; `dflt` when absent.
   std::optional<int64_t> integer(const llvm::json::Object &o,
                                  llvm::StringRef key, llvm::StringRef parent,

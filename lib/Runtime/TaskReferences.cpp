@@ -111,9 +111,9 @@ void readOptions(TaskReader &reader, const json::Object &ops,
                           /*minExclusive=*/true))
       task.eps = *eps;
   } else {
-    std::optional<std::string> causal = reader.string(
-        ops, "causal", "operands", /*required=*/false,
-        "the name of the parameter that is 1 for a causal mask");
+    std::optional<std::string> causal =
+        reader.string(ops, "causal", "operands", /*required=*/false,
+                      "the name of the parameter that is 1 for a causal mask");
     if (causal && !is_contained(task.params, *causal))
       reader.error("operands.causal",
                    "expected the name of the parameter that is 1 for a causal "
@@ -141,9 +141,9 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
   if (spec)
     task.reference = *ref;
 
-  std::optional<std::string> base = string(
-      top, "baseline", "", /*required=*/false,
-      "a string: the reference's library baseline, or \"none\"");
+  std::optional<std::string> base =
+      string(top, "baseline", "", /*required=*/false,
+             "a string: the reference's library baseline, or \"none\"");
   task.baseline = base.value_or("none");
   if (spec && base && *base != "none" && *base != spec->baseline)
     error("baseline",
@@ -161,11 +161,11 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
   std::vector<StringRef> keys;
   for (const OperandSpec &t : spec->tensors)
     keys.push_back(t.key);
-  const json::Object *ops = object(
-      top, "operands", "", /*required=*/true,
-      ("an object naming the " + StringRef(spec->name) +
-       " reference's tensors (" + join(keys, ", ") + ")")
-          .str());
+  const json::Object *ops =
+      object(top, "operands", "", /*required=*/true,
+             ("an object naming the " + StringRef(spec->name) +
+              " reference's tensors (" + join(keys, ", ") + ")")
+                 .str());
   if (!ops)
     return;
   keys.insert(keys.end(), spec->options.begin(), spec->options.end());
@@ -177,11 +177,11 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
     std::string path = joinPath("operands", key);
     if (op.optional && !ops->get(key))
       continue;
-    std::optional<std::string> s = string(
-        *ops, key, "operands", /*required=*/true,
-        ("the name of the " + roleName(op.role) + " tensor of rank " +
-         Twine(op.rank) + " for \"" + key + "\"")
-            .str());
+    std::optional<std::string> s =
+        string(*ops, key, "operands", /*required=*/true,
+               ("the name of the " + roleName(op.role) + " tensor of rank " +
+                Twine(op.rank) + " for \"" + key + "\"")
+                   .str());
     if (!s) {
       allNamed = false;
       continue;
@@ -248,9 +248,9 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
       continue;
     int t = task.tensorIndex(it->second);
     const TensorSpec &tensor = task.tensors[t];
-    if (complete[t] && (tensor.dtype != DType::F32 ||
-                        tensor.shape.size() != 1 ||
-                        tensor.shape[0].text() != "1"))
+    if (complete[t] &&
+        (tensor.dtype != DType::F32 || tensor.shape.size() != 1 ||
+         tensor.shape[0].text() != "1"))
       error(joinPath("operands", scale),
             "a per-tensor scale is an f32 tensor of shape [\"1\"]; tensor \"" +
                 tensor.name + "\" is not");

@@ -27,9 +27,9 @@ static bool readInit(TaskReader &reader, const json::Object &tensor,
     return !tensor.get("init");
   std::string ipath = joinPath(path, "init");
   size_t before = reader.errorCount();
-  reader.unknownKeys(*init, ipath,
-                     {"dist", "mean", "std", "low", "high", "spike_prob",
-                      "spike_scale"});
+  reader.unknownKeys(
+      *init, ipath,
+      {"dist", "mean", "std", "low", "high", "spike_prob", "spike_scale"});
   std::optional<std::string> kind = reader.oneOf(
       *init, "dist", ipath, {"normal", "uniform", "ints", "spiky", "derived"},
       std::nullopt);
@@ -53,9 +53,9 @@ static bool readInit(TaskReader &reader, const json::Object &tensor,
   read("spike_prob", dist.spikeProb, 0, 1);
   read("spike_scale", dist.spikeScale, -inf, inf);
   if (reader.errorCount() == before && dist.low > dist.high)
-    reader.error(joinPath(ipath, "low"),
-                 "expected low <= high, got low " + numberText(dist.low) +
-                     " > high " + numberText(dist.high));
+    reader.error(joinPath(ipath, "low"), "expected low <= high, got low " +
+                                             numberText(dist.low) + " > high " +
+                                             numberText(dist.high));
   return reader.errorCount() == before;
 }
 
@@ -82,23 +82,23 @@ bool TaskReader::readTensors(const json::Object &top, const Params *params,
     unknownKeys(*t, path, {"name", "dtype", "shape", "role", "init"});
     TensorSpec spec;
     // The name, unless it is unusable (then operands cannot be resolved).
-    std::string name =
-        string(*t, "name", path, true, "a string (the tensor's name)")
-            .value_or("");
+    std::optional<std::string> name =
+        string(*t, "name", path, true, "a string (the tensor's name)");
     std::string npath = joinPath(path, "name");
     bool named = false;
-    if (!t->get("name") || !t->get("name")->getAsString())
-      ; // reported above
-    else if (name.empty())
-      error(npath, "expected a non-empty name");
-    else if (task.tensorIndex(name) >= 0)
-      error(npath, "\"" + name + "\" names two tensors; expected unique names");
-    else if (is_contained(task.params, name))
-      error(npath, "\"" + name +
-                       "\" is also a parameter; expected a name no parameter "
-                       "has");
-    else
-      named = true;
+    if (name) {
+      if (name->empty())
+        error(npath, "expected a non-empty name");
+      else if (task.tensorIndex(*name) >= 0)
+        error(npath,
+              "\"" + *name + "\" names two tensors; expected unique names");
+      else if (is_contained(task.params, *name))
+        error(npath, "\"" + *name +
+                         "\" is also a parameter; expected a name no "
+                         "parameter has");
+      else
+        named = true;
+    }
     if (!named)
       resolvable = false;
 
@@ -129,7 +129,7 @@ bool TaskReader::readTensors(const json::Object &top, const Params *params,
 
     if (!named)
       continue;
-    spec.name = name;
+    spec.name = *name;
     task.tensors.push_back(std::move(spec));
     complete.push_back(errorCount() == before);
   }

@@ -59,9 +59,10 @@ void TaskReader::readWorkloads(const json::Object &top, const Params *params,
         if (key == "name") {
           std::optional<StringRef> s = value.getAsString();
           if (!s || s->empty())
-            error(kpath, "expected a non-empty string (the workload's name), "
-                         "got " +
-                             (s ? StringRef("an empty string") : kindOf(value)));
+            error(kpath,
+                  "expected a non-empty string (the workload's name), "
+                  "got " +
+                      (s ? StringRef("an empty string") : kindOf(value)));
           else
             workload.name = s->str();
           continue;
