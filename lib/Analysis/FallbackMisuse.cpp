@@ -98,12 +98,39 @@ bool inAnyLoop(const KernelScope &scope, Operation *op) {
   });
 }
 
+/// Whether the innermost loop holding `op` also runs a barrier that makes
+/// more than one warpgroup wait for the others every iteration: bar.sync /
+/// barrier.sync (and their .cta forms) with no thread count or a count
+/// above 128. A count in a register is not read and does not count. Loops
+/// around that one do not count either: warp-specialized kernels switch
+/// roles in an outer loop behind a CTA-wide barrier.
+bool lockstepBarrierAround(const KernelScope &scope, Operation *op) {
+  auto isLockstep = [](ptx::InstructionOpInterface inst) {
+    StringRef name = mnemonic(inst);
+    if (name != "bar.sync" && name != "barrier.sync" &&
+        name != "bar.cta.sync" && name != "barrier.cta.sync")
+      return false;
+    if (inst.getArgs().size() < 2)
+      return true;
+    std::optional<int64_t> threads = immediateOperand(inst, 1);
+    return threads && *threads > 128;
+  };
+  const Loop *innermost = nullptr;
+  for (const Loop &loop : scope.loops)
+    if (loop.contains(op->getBlock()) &&
+        (!innermost || loop.blocks.size() < innermost->blocks.size()))
+      innermost = &loop;
+  return innermost && llvm::any_of(scope.opsIn(*innermost), isLockstep);
+}
+
 /// Rule 1: every commit_group is followed by wait_group 0 with no
 /// mma_async in between (and groups repeat: several commits or a loop).
 /// Not when the kernel declares two or more warpgroups that issue wgmma
 /// (e.g. .maxntid 384 with a setmaxnreg.dec producer): while one waits,
 /// the other's groups keep the tensor cores busy, the schedule of
-/// DeepGEMM-style fp8 kernels that promote after every group.
+/// DeepGEMM-style fp8 kernels that promote after every group. That holds
+/// only while the warpgroups run apart: a CTA-wide barrier in the loop
+/// makes them wait for each other, and no group overlaps anything then.
 void checkSerializedGroups(KernelScope &scope) {
   auto commits = scope.filter([](ptx::InstructionOpInterface op) {
     return mnemonic(op) == "wgmma.commit_group";
@@ -120,7 +147,10 @@ void checkSerializedGroups(KernelScope &scope) {
   }
   if (commits.size() == 1 && !inAnyLoop(scope, commits.front()))
     return;
-  if (wgmmaWarpgroups(scope) >= 2)
+  if (wgmmaWarpgroups(scope) >= 2 &&
+      llvm::none_of(commits, [&](ptx::InstructionOpInterface commit) {
+        return lockstepBarrierAround(scope, commit);
+      }))
     return;
   Fallback &found = scope.report(
       FallbackKind::WgmmaSerialized, commits.front(),

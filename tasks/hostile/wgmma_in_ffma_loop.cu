@@ -5,8 +5,10 @@
 // ffma-loop rule (a loop of FFMAs with no tensor-core instruction) stays
 // silent: a known limit of the static check. wgmma does 6% of the FLOPs.
 // What must catch it: the run-time verdict `token` for wgmma (share of the
-// FLOPs under the task's 90%), naming FFMA as what did the rest; and the
-// ld-st-copy-instead-of-tma finding for the tiles.
+// FLOPs under the task's 90%), naming FFMA as what did the rest; the
+// ld-st-copy-instead-of-tma finding for the tiles; and wgmma-serialized:
+// both warpgroups wait for every token group behind the loop's
+// __syncthreads, so the static verdict is no better than `serialized`.
 //
 // @ptxbench kernel gemm_wgmma_in_loop grid=(ceildiv(N,128), ceildiv(M,128)) block=256
 // @ptxbench   args tmA, A, B, C, M, N, K
