@@ -1,10 +1,10 @@
 //===- TaskLoader.cpp - Load a task description (task.json) ---------------===//
 //
 // The entry points (checkTask, loadTask and their text forms) and the
-// document itself: its keys, name and parameters, the checks, the FLOP and
-// byte counts, the requested and encouraged feature families, timing, work
-// credit and accumulator precision. Tensors, workloads and the reference
-// are read by their own files (TaskReader.h). Every problem is collected
+// document itself: its keys, name and parameters, the FLOP and byte counts,
+// the requested and encouraged feature families and the accumulator
+// precision. Tensors, workloads, checks and timing, and the reference are
+// read by their own files (TaskReader.h). Every problem is collected
 // before the load fails, so `ptxbench tasks check`, `run`, `eval` and the
 // others report the same complete list: "FILE: JSON.PATH: message", with
 // the line and column llvm::json gives for syntax errors.
@@ -121,84 +121,7 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
   bool resolvable = readTensors(o, params, task, complete);
   readWorkloads(o, params, complete, task);
 
-  // Checks.
-  if (const json::Object *check =
-          object(o, "check", "", /*required=*/true,
-                 "an object with \"tolerance\" and/or \"rel_l2\"")) {
-    unknownKeys(*check, "check", {"tolerance", "rel_l2", "trials"});
-    bool tolerancesOk = true;
-    if (const json::Object *tol =
-            object(*check, "tolerance", "check", /*required=*/false,
-                   "an object of per-dtype tolerances such as {\"bf16\": "
-                   "{\"atol\": 0.02, \"rtol\": 0.01}}")) {
-      std::vector<std::string> keys;
-      for (const auto &kv : *tol)
-        keys.push_back(kv.first.str());
-      llvm::sort(keys);
-      for (const std::string &key : keys) {
-        std::string path = joinPath("check.tolerance", key);
-        std::optional<DType> dtype = parseDType(key);
-        if (!dtype) {
-          error(path, "unknown dtype; expected one of bf16, f16, f32, i32, "
-                      "e4m3");
-          tolerancesOk = false;
-          continue;
-        }
-        const json::Object *to =
-            asObject(*tol->get(key), path,
-                     "an object {\"atol\": number, \"rtol\": number}");
-        if (!to) {
-          tolerancesOk = false;
-          continue;
-        }
-        unknownKeys(*to, path, {"atol", "rtol"});
-        Tolerance t;
-        bool ok = true;
-        for (auto [key, field] :
-             {std::pair<StringRef, double *>{"atol", &t.atol},
-              {"rtol", &t.rtol}}) {
-          if (!to->get(key)) {
-            error(joinPath(path, key), "missing; expected a number >= 0");
-            ok = false;
-          } else if (std::optional<double> v =
-                         number(*to, key, path, 0, 0, inf)) {
-            *field = *v;
-          } else {
-            ok = false;
-          }
-        }
-        if (ok)
-          task.tolerances[*dtype] = t;
-        else
-          tolerancesOk = false;
-      }
-    } else if (check->get("tolerance")) {
-      tolerancesOk = false;
-    }
-    if (check->get("rel_l2")) {
-      if (std::optional<double> l2 =
-              number(*check, "rel_l2", "check", 0, 0, inf, true))
-        task.relL2 = *l2;
-      else
-        tolerancesOk = false;
-    }
-    if (std::optional<int64_t> trials =
-            integer(*check, "trials", "check", 1, 1, 100))
-      task.trials = unsigned(*trials);
-    if (!check->get("tolerance") && !check->get("rel_l2"))
-      error("check", "names no check; expected \"tolerance\" and/or "
-                     "\"rel_l2\"");
-    if (tolerancesOk && !task.tolerances.empty())
-      for (size_t t = 0; t < task.tensors.size(); ++t) {
-        const TensorSpec &tensor = task.tensors[t];
-        if (complete[t] && tensor.role == Role::Output &&
-            !task.tolerances.count(tensor.dtype))
-          error("check.tolerance", "no tolerance for output \"" + tensor.name +
-                                       "\" of dtype " +
-                                       dtypeName(tensor.dtype) +
-                                       "; expected one per output dtype");
-      }
-  }
+  readChecks(o, complete, task);
 
   for (auto [key, field] : {std::pair<StringRef, Expr *>{"flops", &task.flops},
                             {"bytes", &task.bytes}}) {
@@ -267,53 +190,7 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
     }
   }
 
-  if (const json::Object *timing =
-          object(o, "timing", "", /*required=*/false,
-                 "an object such as {\"warmup\": 3, \"min_samples\": 10, "
-                 "\"max_samples\": 100, \"max_seconds\": 2.0, "
-                 "\"target_rse\": 0.005}")) {
-    unknownKeys(
-        *timing, "timing",
-        {"warmup", "min_samples", "max_samples", "max_seconds", "target_rse"});
-    Task::Timing &t = task.timing;
-    std::optional<int64_t> warmup =
-        integer(*timing, "warmup", "timing", t.warmup, 0, 1000000);
-    std::optional<int64_t> minS =
-        integer(*timing, "min_samples", "timing", t.minSamples, 1, 1000000);
-    std::optional<int64_t> maxS =
-        integer(*timing, "max_samples", "timing", t.maxSamples, 1, 1000000);
-    std::optional<double> maxSeconds =
-        number(*timing, "max_seconds", "timing", t.maxSeconds, 0, inf, true);
-    std::optional<double> targetRse =
-        number(*timing, "target_rse", "timing", t.targetRse, 0, inf);
-    if (minS && maxS && *maxS < *minS)
-      error("timing.max_samples", "expected max_samples >= min_samples (" +
-                                      Twine(*maxS) + " < " + Twine(*minS) +
-                                      ")");
-    if (warmup)
-      t.warmup = unsigned(*warmup);
-    if (minS)
-      t.minSamples = unsigned(*minS);
-    if (maxS)
-      t.maxSamples = unsigned(*maxS);
-    if (maxSeconds)
-      t.maxSeconds = *maxSeconds;
-    if (targetRse)
-      t.targetRse = *targetRse;
-  }
-
-  if (const json::Object *credit = object(
-          o, "credit", "", /*required=*/false,
-          "an object such as {\"flops\": 0.9, \"bytes\": 0.5} (shares of the "
-          "work a requested family must do)")) {
-    unknownKeys(*credit, "credit", {"flops", "bytes"});
-    if (std::optional<double> v =
-            number(*credit, "flops", "credit", task.creditFlops, 0, 1))
-      task.creditFlops = *v;
-    if (std::optional<double> v =
-            number(*credit, "bytes", "credit", task.creditBytes, 0, 1))
-      task.creditBytes = *v;
-  }
+  readTiming(o, task);
 
   if (std::optional<std::string> acc =
           oneOf(o, "accumulate", "", {"f32", "any"}, StringRef()))

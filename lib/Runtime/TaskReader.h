@@ -2,11 +2,11 @@
 //
 // The task loader's private interface, shared by the files that read one
 // part of a task each (TaskLoader.cpp: the document and its small sections;
-// TaskTensors.cpp; TaskWorkloads.cpp; TaskReferences.cpp). A TaskReader
-// walks the JSON and records every problem as a TaskDiagnostic with the JSON
-// path of the value and what was expected, then goes on, so one run reports
-// everything wrong with a file. Accessors return nothing when a value is
-// missing or malformed; the caller then skips the checks that depend on it,
+// TaskTensors.cpp; TaskWorkloads.cpp; TaskChecks.cpp; TaskReferences.cpp). A
+// TaskReader walks the JSON and records every problem as a TaskDiagnostic with
+// the JSON path of the value and what was expected, then goes on, so one run
+// reports everything wrong with a file. Accessors return nothing when a value
+// is missing or malformed; the caller then skips the checks that depend on it,
 // so a mistake is not reported again by every check downstream of it.
 //
 //===----------------------------------------------------------------------===//
@@ -97,6 +97,12 @@ public:
   /// shapes of the complete tensors.
   void readWorkloads(const llvm::json::Object &top, const Params *params,
                      const std::vector<bool> &complete, Task &task);
+  /// "check" (TaskChecks.cpp), with a tolerance for the dtype of every
+  /// complete output.
+  void readChecks(const llvm::json::Object &top,
+                  const std::vector<bool> &complete, Task &task);
+  /// "timing" and "credit" (TaskChecks.cpp).
+  void readTiming(const llvm::json::Object &top, Task &task);
   /// "reference", "baseline" and "operands" (TaskReferences.cpp).
   void readReference(const llvm::json::Object &top, bool tensorsResolvable,
                      const std::vector<bool> &complete, Task &task);
