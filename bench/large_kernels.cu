@@ -1,5 +1,5 @@
 // large_kernels.cu - our own source for large PTX files, used only by the
-// import benchmark (bench/import-throughput.sh). Each instance is a heavily
+// import benchmark (bench/import-throughput.py). Each instance is a heavily
 // unrolled kernel mixing FFMA chains, shared-memory tiles, predicated code,
 // shuffles and inline-asm scopes, the way generated GEMM-like kernels look.
 // -DINSTANCES and -DUNROLL scale the output.

@@ -40,7 +40,7 @@ trap pack EXIT
 STAGES=${STAGES:-bomb hostile-after experts-after experts-before corpus-after hostile-before sanitize}
 BOMB=
 case " $STAGES " in *" bomb "*)
-  ( ONLY=compile_bomb.cu tasks/hostile/run.sh "$AFTER" "$R/bomb" > "$R/bomb.log" 2>&1 ) &
+  ( ONLY=compile_bomb.cu bench/h200/hostile.sh "$AFTER" "$R/bomb" > "$R/bomb.log" 2>&1 ) &
   BOMB=$! ;;
 esac
 
@@ -55,14 +55,14 @@ stage() { # name minimum-seconds command...
   echo "$name: exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$R/stages.txt"
 }
 HOSTILE_GPU=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,spin_timed.cu,printf_bomb.cu,memo_rmsnorm.cu
-stage hostile-after 60 env ONLY=$HOSTILE_GPU tasks/hostile/run.sh "$AFTER" "$R/hostile-after"
-stage experts-after 60 env OUT="$R/experts-after" EXPERT_ONLY=1 SHAPES=dev tasks/run-solutions-h200.sh "$AFTER"
-stage experts-before 60 env OUT="$R/experts-before" EXPERT_ONLY=1 SHAPES=dev tasks/run-solutions-h200.sh "$BEFORE"
-stage corpus-after 60 env OUT="$R/corpus-after" SHAPES=dev ONLY=gemm_bf16_n4096_k4096,gemm_fp8_e4m3,mha_bwd_h48_d128,mha_fwd_lse_h48_d128,rmsnorm_h4096 tasks/run-solutions-h200.sh "$AFTER"
-stage spin 15 env ONLY=spin_timed.cu tasks/hostile/run.sh "$AFTER" "$R/spin"
+stage hostile-after 60 env ONLY=$HOSTILE_GPU bench/h200/hostile.sh "$AFTER" "$R/hostile-after"
+stage experts-after 60 env OUT="$R/experts-after" EXPERT_ONLY=1 SHAPES=dev bench/h200/run-solutions.sh "$AFTER"
+stage experts-before 60 env OUT="$R/experts-before" EXPERT_ONLY=1 SHAPES=dev bench/h200/run-solutions.sh "$BEFORE"
+stage corpus-after 60 env OUT="$R/corpus-after" SHAPES=dev ONLY=gemm_bf16_n4096_k4096,gemm_fp8_e4m3,mha_bwd_h48_d128,mha_fwd_lse_h48_d128,rmsnorm_h4096 bench/h200/run-solutions.sh "$AFTER"
+stage spin 15 env ONLY=spin_timed.cu bench/h200/hostile.sh "$AFTER" "$R/spin"
 stage corpus-quick 60 env OUT="$R/corpus-quick" bench/h200/quick-corpus.sh "$AFTER"
-stage rmsnorm-before 10 env OUT="$R/rmsnorm-before" EXPERT_ONLY=1 SHAPES=dev ONLY=rmsnorm_h4096 tasks/run-solutions-h200.sh "$BEFORE"
-stage hostile-before 40 env ONLY=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,memo_rmsnorm.cu tasks/hostile/run.sh "$BEFORE" "$R/hostile-before"
+stage rmsnorm-before 10 env OUT="$R/rmsnorm-before" EXPERT_ONLY=1 SHAPES=dev ONLY=rmsnorm_h4096 bench/h200/run-solutions.sh "$BEFORE"
+stage hostile-before 40 env ONLY=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,memo_rmsnorm.cu bench/h200/hostile.sh "$BEFORE" "$R/hostile-before"
 # compute-sanitizer on a file that reads out of bounds (smallest workload).
 stage sanitize 60 timeout 150 "$AFTER" run --task tasks/gemm_bf16_n4096_k4096 \
   --solution tasks/hostile/oob_read.cu --shapes heldout-m1024 --no-baseline \

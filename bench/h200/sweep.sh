@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# sweep.sh - the H200 sweep over the solution corpus (issue 8): every
-# solution as a sample of one fake model, evaluated with ptxbench eval on
-# the GPU (development shapes), then the report. Logs and the store in $OUT.
+# sweep.sh - sweep throughput on a GPU host: every solution of the corpus as
+# a sample of one model, evaluated with `ptxbench eval` on the GPU
+# (development shapes, 8 jobs), then the report; prints samples per GPU-hour.
+# Logs and the store go to $OUT.
+#
+#   OUT=... DIR/sweep.sh   with DIR holding this script, a `ptxbench` binary,
+#   `tasks/` and a sample tree `samples/` (docs/eval.md, "The sample tree":
+#   samples/<model>/<context>/<task>/<sample_id>/solution.cu per solution)
 set -uo pipefail
 cd "$(dirname "$0")"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader

@@ -1,7 +1,7 @@
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in, fp32 accumulate, bf16 out, on Blackwell's own path
 // (sm_100a): TMA loads into a 4-stage ring on transaction-count mbarriers, tcgen05.mma
 // (kind::f16, cta_group::1, M = 128, N = 256, K = 16) accumulating in tensor memory, a
-// tcgen05.ld epilogue. Statically checked only (no B200 lent yet): written to be correct by
+// tcgen05.ld epilogue. Statically checked only (not yet run on a B200): written to be correct by
 // construction, see the reasoning in the comments.
 //
 // One CTA per 128x256 output tile, 192 threads in three roles:

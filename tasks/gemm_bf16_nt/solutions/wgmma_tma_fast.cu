@@ -1,11 +1,9 @@
 // C[M,N] = A[M,K] * B[N,K]^T, bf16 in, fp32 accumulate, bf16 out, on Hopper's own path. The
-// expert of the gemm_bf16_n*_k* tasks: issue 7's round-7 variant v16
-// (bench/h200/issue7/round7/gemm_bf16/) with its configuration choice made in 32-bit integers,
-// 0.99-1.02 of cuBLASLt on the H200 on the 12 workloads with M >= 2048 and 0.93-1.00 at M = 1024
-// (docs/perf.md, round 7). Two tile configurations, one chosen per launch (t216_selected): the 128x256
-// tiles with a stream-K tail of round-5 v14 (the previous expert), described first, and "T216",
-// tiles of C^T of 128 x 216, for shapes where 128x256 tiles would pad M and leave a ragged last
-// round (on the task suite: M = 3000 at N = 7168 and 14336).
+// expert of the gemm_bf16_n*_k* tasks: 0.98-1.03 of cuBLASLt on the H200 on the 12 workloads
+// with M >= 2048 and 0.93-1.00 at M = 1024 (docs/performance.md). Two tile configurations, one
+// chosen per launch (t216_selected): 128x256 tiles with a stream-K tail, described first, and
+// "T216", tiles of C^T of 128 x 216, for shapes where 128x256 tiles would pad M and leave a ragged
+// last round (on the task suite: M = 3000 at N = 7168 and 14336).
 //
 // Structure: persistent, warp-specialized. Warpgroup 0 is the producer (setmaxnreg.dec; one
 // elected thread issues TMA loads of 128x64 A and 256x64 B boxes, 128B swizzle, into a 4-stage
@@ -23,7 +21,7 @@
 //
 // Stream-K tail. Round-robin alone walks tiles = ceil(M/128) * ceil(N/256) over G = min(132, tiles)
 // persistent CTAs, so it takes ceil(tiles / G) tile-times even when the last round holds a few
-// tiles (M=3000, N=7168: 672 tiles = 5 rounds + 12, the 6th round 9% busy). So round-robin runs
+// tiles (M=3000, N=7168: 672 tiles = 5 rounds + 12, the sixth round only 9% busy). So round-robin runs
 // only the full rounds, and a stream-K region of the last tiles is shared out as one run of
 // k-iterations cut into G contiguous, near-equal ranges:
 //  - rem >= G/4: the region is the rem left-over tiles alone. All full rounds stay data-parallel,
@@ -33,7 +31,7 @@
 //    at least a tile long, so a tile has at most two contributors; the ranges are staggered by
 //    only rem/G of a tile, so neighbouring CTAs still share their panels in L2.
 // (A CPU model with an LRU L2 showed the second form alone doubling DRAM traffic at
-// rem/G = 0.4-0.8 on these shapes, to 3-4 TB/s in the stream-K phase; see schedule_model.py.)
+// rem/G = 0.4-0.8 on these shapes, to 3-4 TB/s in the stream-K phase.)
 // A range reads [first piece of tile j0] [whole tiles ...] [head of tile j1]: the first piece
 // (a tail [k, kTiles) or a middle [k, k')) is a partial sum for another CTA; the head [0, k) is
 // the CTA's last unit and it owns the tile's result.
@@ -59,22 +57,20 @@
 // broadcasts of its bounds): left as plain integer divisions, ptxas treated the unit loop as
 // divergent and moved the stage index and descriptors out of the uniform registers (134 R2UR in
 // the kernel against 91 now, 48 against 4 around the mainloop's wgmmas).
-// Schedule model (coverage, contributors, deadlock freedom, L2 traffic, predicted time):
-// bench/h200/issue7/round4/gemm_bf16/schedule_model.py (written for the stream-K variant v8 there).
 //
 // Why T216: at M = 3000 the 128x256 tiles pad M to 3072 (2.4%) and leave 672 tiles = 5.09 rounds
 // on 132 SMs, whose tail stream-K shares out at ~3% efficiency; cuBLASLt there solves the
 // transposed problem with 128 (N) x 216 (M) tiles: 784 tiles = 5.94 rounds, M padded to 3024
-// (0.8%), no stream-K. T216 took n7168 M3000 from 0.94 to 0.99-1.00 of cuBLASLt and n14336 M3000
-// from 0.96 to 0.99.
+// (0.8%), no stream-K. On the H200, T216 runs n7168 M3000 at 0.99-1.00 of cuBLASLt and n14336
+// M3000 at 0.99, where the 128x256 tiles reach 0.94 and 0.96.
 //
-// T216 (round 7): tiles of C^T, 128 N-rows x 216 M-columns. Same warp roles, ring, barriers and
+// T216: tiles of C^T, 128 N-rows x 216 M-columns. Same warp roles, ring, barriers and
 // shared-memory layout as the 128x256 tiles; per k-step the producer loads a 128x64 box of B (16
 // KiB, it becomes wgmma's A operand) and a 216x64 box of A (27 KiB, wgmma's B operand), both
 // K-major and 128B-swizzled, into the first 43 KiB of the 48 KiB stage slot. Consumer warpgroup w
 // computes N-rows [n0 + 64w, +64) x M-columns [m0, m0 + 216) with m64n216k16 (108 fp32 accumulators
 // per thread), one group in flight, as the 128x256 tiles do. Both consumers stay busy on every tile
-// (round 6: one warpgroup alone reaches only 57-69% of the tensor rate of two). Tiles are dealt
+// (one warpgroup alone reaches only 57-69% of the tensor rate of two on the H200). Tiles are dealt
 // round-robin in the same grouped order (16 N-tiles at a time); no stream-K, so no partials or
 // flags.
 // Epilogue: the fragment holds C transposed (rows n, columns m), so stmatrix .trans writes its bf16
@@ -87,10 +83,10 @@
 // and a staging pass 14 KiB of the 16 KiB buffer. (Separate 43 KiB stages + 2 x 27 KiB whole-tile
 // staging would need 4*44032 + 2*27648 + 1024 alignment slack = 232448 B dynamic, the 227 KiB limit
 // exactly, and the 64 B of static mbarriers push it over.)
-// Every workload the rule does not pick runs round-5 v14's code, unchanged (producer and consumers
-// branch once, before their loops; the choice is made in 32-bit integers, no 64-bit divisions: v16
-// as measured first made it with three 64-bit divisions, evaluated three times per CTA before the
-// first loads, and ran 1-2% slower than v14 at M = 1024).
+// Every workload the rule does not pick runs the 128x256 code unchanged (producer and consumers
+// branch once, before their loops). The choice is made in 32-bit integers: three 64-bit divisions
+// (calls to __cuda_sm20_div_s64), evaluated by every thread before the first loads, cost 1-2% at
+// M = 1024.
 //
 // @ptxbench kernel gemm_wgmma_tma_ws_sk grid=min(132, ceildiv(M,128)*ceildiv(N,256)) block=384 smem=4*(128*64+256*64)*2+2*64*128*2+1024
 // @ptxbench   args tmA, tmB, tmC, tmA216, tmB128, tmC112, M, N, K, partials, flags
@@ -142,7 +138,7 @@ static_assert(T216_PASS2_ROW0 % 8 == 0 && T216_PASS_ROWS % 16 == 0 &&
                   T216_PASS2_ROW0 + T216_PASS_ROWS == 216,
               "the epilogue's passes walk 8-row blocks, two per stmatrix, and end at row 216");
 // Selection (t216_selected): a T216 tile is modelled at (TM + T216_OVH) / 256 of a 128x256 tile,
-// and the expert's stream-K fix-up at SK_FIXUP20 / 20 of a tile (round 6's measured 0.15).
+// and the stream-K fix-up at SK_FIXUP20 / 20 of a tile (0.15, fitted to H200 measurements).
 #define T216_OVH 4
 #define SK_FIXUP20 3
 
@@ -154,7 +150,7 @@ __device__ __forceinline__ uint64_t desc_sw128(uint32_t smem_addr) {
   return d;
 }
 
-// Round 4 (bench/h200/issue7/round4/hoist_desc.py): the low word of a 128B-swizzled K-major
+// Descriptors built once: the low word of a 128B-swizzled K-major
 // descriptor is (addr >> 4) | 1 << 16, the high word a constant; smem addresses stay below 2^18,
 // so k offsets are added to the low word (no mask/shift chain and R2UR around every wgmma).
 __device__ __forceinline__ uint32_t desc_lo(uint32_t smem_addr) { return (smem_addr >> 4) | (1u << 16); }
@@ -452,7 +448,7 @@ __device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t *p) {
 // tile-times of one 128x256 tile, scaled by 20 * 256 to stay in integers:
 //  - the expert: ceil(tiles / G) rounds when it runs round-robin alone; with the stream-K tail
 //    (make_work's conditions), its full data-parallel rounds + the stream-K region / G + 0.15 for
-//    the fix-up (round 6's fit: n7168 M3000 measured 5.24 tile-times for 5.09 of work);
+//    the fix-up (fitted on the H200: n7168 M3000 took 5.24 tile-times for 5.09 of work);
 //  - T216: ceil(tiles216 / G) rounds of tiles worth (216 + T216_OVH) / 256 of a 128x256 tile:
 //    216/256 of the FLOPs, plus 4/256 for per-tile costs that do not shrink with the tile (the
 //    wgmma pipe drained and refilled at every tile's epilogue, 17% more tiles) and the 6% more

@@ -1,8 +1,8 @@
 // C[M,N] = scale_a * scale_b * (A[M,K] * B[N,K]^T), fp8 e4m3 in, fp32 accumulate, bf16 out, on
 // Blackwell's own path (sm_100a): TMA loads into a 4-stage ring on transaction-count mbarriers,
 // tcgen05.mma (kind::f8f6f4, cta_group::1, M = 128, N = 256, K = 32) accumulating in tensor
-// memory, a tcgen05.ld epilogue that applies the per-tensor scales. Statically checked only (no
-// B200 lent yet): written to be correct by construction, see the reasoning in the comments.
+// memory, a tcgen05.ld epilogue that applies the per-tensor scales. Statically checked only (not
+// yet run on a B200): written to be correct by construction, see the reasoning in the comments.
 // The bf16 twin is tasks/gemm_bf16_nt/solutions/tcgen05_tma.cu; only the element type, the MMA
 // kind, K per instruction and the scales differ.
 //

@@ -1,7 +1,7 @@
 // C[M,N] = scale_a * scale_b * (A[M,K] * B[N,K]^T): fp8 e4m3 in, fp32 accumulation, bf16 out, on
-// Hopper's own path. The expert solution of gemm_fp8_e4m3: issue 7's round-5 variant v11
-// (bench/h200/issue7/round5/gemm_fp8/), 0.93-1.00 of cuBLASLt on the H200 on all five workloads
-// (docs/perf.md). wgmma_tma_128x256.cu is an earlier expert with larger tiles.
+// Hopper's own path. The expert solution of gemm_fp8_e4m3: 0.93-0.99 of cuBLASLt on the H200 on
+// all five workloads (docs/performance.md). wgmma_tma_128x256.cu is a slower kernel of the corpus
+// with larger tiles and a register epilogue.
 //
 // Structure: persistent (grid = min(#SMs, tiles)), 128x128 output tiles walked in groups of 16
 // M-tiles for L2 reuse. Warpgroup 0 is the producer (setmaxnreg.dec; one elected thread issues TMA
@@ -97,7 +97,7 @@ struct alignas(64) TensorMap { unsigned long long opaque[16]; };
 #define CONSUMER_WARPS 8       // arrivals that release a stage
 #define STG_BOX_BYTES (64 * 64 * 2)        // one 64x64 bf16 box of C, 128-byte rows
 #define STG_WG_BYTES (2 * STG_BOX_BYTES)   // one consumer's 64x128 output
-// Stream-K for the last round when rem / G <= SK_NUM / SK_DEN (SK_ON 0: v10's round-robin only).
+// Stream-K for the last round when rem / G <= SK_NUM / SK_DEN (SK_ON 0: round-robin only).
 #define SK_ON 1
 #define SK_NUM 17
 #define SK_DEN 20
@@ -114,7 +114,7 @@ struct alignas(64) TensorMap { unsigned long long opaque[16]; };
   ACC8(d, (i) + 0), ACC8(d, (i) + 8), ACC8(d, (i) + 16), ACC8(d, (i) + 24), ACC8(d, (i) + 32),  \
       ACC8(d, (i) + 40), ACC8(d, (i) + 48), ACC8(d, (i) + 56)
 
-// Round 4 (bench/h200/issue7/round4/hoist_desc.py): the low word of a 128B-swizzled K-major
+// Descriptors built once: the low word of a 128B-swizzled K-major
 // descriptor (LBO 1, SBO 1024 B) is (addr >> 4) | 1 << 16, the high word a constant; smem
 // addresses stay below 2^18, so k offsets are added to the low word.
 __device__ __forceinline__ uint32_t desc_lo(uint32_t smem_addr) { return (smem_addr >> 4) | (1u << 16); }
@@ -326,7 +326,7 @@ gemm_fp8_t128_pairs_sk(const __grid_constant__ TensorMap tmA, const __grid_const
     // left so, it treats the loops as divergent and moves `it` and every descriptor out of the
     // uniform registers (32 R2UR and +25 instructions per stage pair in the SASS). A warp vote
     // and lane-0 broadcasts make them provably warp-uniform (they are: all from blockIdx and
-    // the parameters), and the pair loop is v10's again (202 instructions, no R2UR).
+    // the parameters), and the pair loop stays at 202 instructions with no R2UR.
     if (!__all_sync(0xffffffffu, next_unit(work, tile, k0, k1)))
       break;
     k0 = __shfl_sync(0xffffffffu, k0, 0);
@@ -334,7 +334,7 @@ gemm_fp8_t128_pairs_sk(const __grid_constant__ TensorMap tmA, const __grid_const
 #pragma unroll
     for (int i = 0; i < NACC; ++i)
       acc[i] = 0.f;
-    // v10's mainloop over [k0, k1): pairs of stages, then an odd last stage alone.
+    // The mainloop over [k0, k1): pairs of stages, then an odd last stage alone.
     int kt = k0;
     for (; kt + 1 < k1; kt += 2, it += 2) {
       // Both stages of the pair must have landed before anything is issued: no wgmma may be in
@@ -437,7 +437,7 @@ gemm_fp8_t128_pairs_sk(const __grid_constant__ TensorMap tmA, const __grid_const
         for (uint32_t q = blockIdx.x + 1; q <= q_last; ++q)
           asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" ::"l"(flags + q * 2 + cw) : "memory");
     }
-    // Epilogue through shared memory and TMA (v10's), the scale applied here once, after every
+    // Epilogue through shared memory and TMA, the scale applied here once, after every
     // partial sum has been added. Accumulator layout (m64n128): acc[i] is row
     // 16w + l/4 + 8*((i>>1)&1), column 8*(i>>2) + 2*(l%4) + (i&1) of this consumer's 64x128 block.
     // Columns 0..63 go to box 0, 64..127 to box 1; in a box, row r holds 128 bytes whose 16-byte

@@ -1,9 +1,8 @@
 // Attention backward on Hopper's own path (FlashAttention-2/3 structure):
 // TMA loads on transaction-count mbarriers, wgmma from shared-memory
 // descriptors and from registers, dQ through fp32 atomics. The expert of the
-// mha_bwd corpus: issue 7's round-5 variant v5
-// (bench/h200/issue7/round5/mha_bwd/), 0.74-0.84 of cuDNN's fused SDPA
-// backward non-causal and 0.76-0.89 causal on the H200 (docs/perf.md).
+// mha_bwd corpus: 0.74-0.84 of cuDNN's fused SDPA backward non-causal and
+// 0.77-0.89 causal on the H200 (docs/performance.md).
 // Three kernels, launched in this order (the file defines the main one first):
 //
 //   1. mha_bwd_prep: per query row, Delta = sum_d dO*O and LSE*log2(e) into
@@ -42,17 +41,16 @@
 //      the tensor maps tmdK, tmdV).
 //   3. mha_bwd_dq_convert: dQ = bf16(scale * dq_acc).
 //
-// Round 5 on top of round 1's kernel (the previous expert): instructions per
-// query tile 818 -> 429 on the unmasked path (SASS of one warp,
-// bench/h200/issue7/round5/mha_bwd/loop_census.py), from wgmma descriptors
-// built once as a 32-bit low word plus a constant high word and advanced by
-// immediates (the warpgroup index broadcast from lane 0 so they stay in
-// uniform registers), ex2.approx.ftz instead of exp2f (one MUFU without the
-// denormal fix-ups), LSE/Delta read as float2, dS stored with stmatrix, the
-// dq_acc row pointer advanced per tile; then dV moved ahead of the dS math
-// and the TMA-store epilogue. Measured against the previous expert in the
-// same runs: +1-7% from the first group (v4, non-causal), +3-14% from both
-// (v5), most at S = 512-1024.
+// The main loop is kept short: 429 instructions per query tile on the
+// unmasked path (SASS of one warp; 818 with descriptors rebuilt per wgmma and
+// the scalar variants of the steps below). Wgmma descriptors are built once as
+// a 32-bit low word plus a constant high word and advanced by immediates (the
+// warpgroup index broadcast from lane 0 so they stay in uniform registers),
+// ex2.approx.ftz replaces exp2f (one MUFU without the denormal fix-ups),
+// LSE/Delta are read as float2, dS is stored with stmatrix and the dq_acc row
+// pointer advances per tile. dV is issued ahead of the dS math and dK/dV
+// leave through a TMA-store epilogue. Together these are worth 3-14% on the
+// H200, most at S = 512-1024.
 //
 // Fragment layouts (warp w of a warpgroup, lane l; m64nN f32 accumulator):
 // register d[i] holds row 16w + l/4 + 8*((i>>1)&1), column 8*(i>>2) +
@@ -381,7 +379,7 @@ mha_bwd_wgmma(const __grid_constant__ TensorMap tmQ,
   fence_regs(dv);
   fence_regs(dk);
 
-  // v4: the warpgroup index, broadcast from lane 0, is provably warp-uniform
+  // The warpgroup index, broadcast from lane 0, is provably warp-uniform
   // (tid / 128 is too, but ptxas cannot see it), so every shared address and
   // descriptor word derived from it lives in uniform registers: HGMMA reads
   // its descriptors from there, and no R2UR is needed per wgmma.
@@ -473,7 +471,7 @@ mha_bwd_wgmma(const __grid_constant__ TensorMap tmQ,
         }
       }
     }
-    // c. dV += P^T dO now (v5), while dP^T may still be running: A = the
+    // c. dV += P^T dO now, while dP^T may still be running: A = the
     // bf16 pairs of consecutive accumulator registers of P^T.
     uint32_t pf[16], dsf[16];
 #pragma unroll
@@ -558,7 +556,7 @@ mha_bwd_wgmma(const __grid_constant__ TensorMap tmQ,
       loadStage(s, (firstTile + it + 2) * BLOCK_QUERIES);
   }
 
-  // v5 epilogue. After the last tile's closing __syncthreads every stage has
+  // Epilogue. After the last tile's closing __syncthreads every stage has
   // been consumed and no load is in flight (stages are refilled only for
   // it + 2 < numIters), so the Q/dO stage buffers (64 KiB) are free: dV of
   // warpgroup g goes to OFF_STAGE + 16K*g, scale*dK to OFF_STAGE + 32K +

@@ -2,7 +2,7 @@
 // sqrt(D)) V and LSE = ln(sum_j exp(Q K^T / sqrt(D))), bf16 Q, K, V, O [B, H, S, D], fp32 LSE
 // [B, H, S], D in {64, 128, 256} and CAUSAL (top-left aligned, key j <= query i) read at run
 // time: one kernel serves every mha_fwd_lse_h48_* task. Both matrix products run on tcgen05.mma
-// with their accumulators in tensor memory. Statically checked only (no B200 lent yet): written
+// with their accumulators in tensor memory. Statically checked only (not yet run on a B200): written
 // to be correct by construction; the reasoning is in the comments. Simple rather than fast.
 //
 // One CTA per (128 query rows, h, b); 192 threads in three roles.

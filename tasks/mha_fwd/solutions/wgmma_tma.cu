@@ -60,7 +60,7 @@
 //      pack(s[8kk+4], s[8kk+5]), pack(s[8kk+6], s[8kk+7]) }.
 //
 // A numpy model of this kernel's registers and shared-memory addressing, checked against a float64
-// reference: tasks/mha_fwd/emulate_wgmma_tma.py (run it after changing the math or the layouts).
+// reference: utils/emulate-mha-fwd.py (run it after changing the math or the layouts).
 //
 // Not done yet (next steps for speed): FA3 ping-pong scheduling of the two consumer warpgroups
 // (named barriers so one's softmax runs while the other's wgmmas do), a TMA or stmatrix store of O,

@@ -1,128 +1,86 @@
-// Attention forward with the log-sum-exp: the expert of the mha_fwd corpus, issue 7's round-6
-// variant v14 (bench/h200/issue7/round6/mha_fwd/) at D = 128, on round 5's v12 with 16 MiB causal
-// L2 sections (bench/h200/issue7/round5/mha_fwd/ and mha_fwd_l2/). On the H200, all 20 workloads
-// of the four mha_fwd tasks PASSED: d128 0.92-1.06 of cuDNN's fused SDPA (B2 S8192 0.88 with our
-// samples under the power cap, 1.00 at full clock), causal 0.91-1.02, d64 0.93-1.05, d256
-// 0.70-0.83 (docs/perf.md, round 7). The simpler non-persistent kernel it grew from is
-// wgmma_tma.cu beside it.
+// Attention forward with the log-sum-exp: the expert of the mha_fwd corpus.
+// O = softmax(Q K^T / sqrt(D)) V and LSE = log(sum_j exp(Q K^T / sqrt(D))), bf16 Q, K, V, O
+// [B, H, S, D], fp32 LSE [B, H, S], D in {64, 128, 256} and CAUSAL (top-left aligned) read at run
+// time. On the H200, all 20 workloads of the four mha_fwd tasks pass: d128 0.92-1.06 of cuDNN's
+// fused SDPA (B2 S8192 0.88 with our samples under the power cap, 1.00 at full clock), causal
+// 0.91-1.03, d64 0.93-1.05, d256 0.70-0.84 (docs/performance.md). The simpler non-persistent
+// kernel it grew from is wgmma_tma.cu beside it; math, tiles, shared-memory layouts and fragments
+// are wgmma_tma.cu's (see its header, and utils/emulate-mha-fwd.py for their model).
 //
-// Round 6 (v14) on top of v12, marked "v14" where it is made: at D = 128 the online softmax keeps
-// its row maxima and row sums of P in 4 independent partial values per row, combined at the end,
-// where v12 kept one per row (a dependent chain of 32 FMNMX and one of 32 FADD per row and tile).
-// Nsight Compute at causal d128 B32 S512 put v12's warps at 1.79 cycles of `wait` stall (fixed-
-// latency dependencies) per issued instruction against cuDNN's 0.93, with FMNMX among the most
-// sampled instructions. Measured beside v12 in one call: d128 S512 +2.3%, S1024 +1.3%, causal
-// +0.7-1.4% at S <= 1024, long S level; at D = 64 it was 1% slower at long S and at D = 256 level,
-// so both keep v12's single chains (SOFTMAX_CHAINS<D>). Only the order of the sum's fp32 additions
-// changes (the maxima are exact).
-//
-// Round 5 on top of v8, each change marked "v12" where it is made. Short sequences were furthest
-// from cuDNN (v8: d128 B32 S512 0.82, causal 0.74): fitting v8's times per item as a + b * n_tiles
-// gave a per-item cost of ~2.4 K/V tiles' time on top of the tiles, against ~1.1 for cuDNN. In v8
-// each warpgroup took n + 1 ping-pong turns per item of n tiles (Q K^T(0) | Q K^T(1) + P V(0) |
-// ... | P V(n-1)); the first and last turns each carry half a tile of tensor work but a whole
-// turn of latency (the first softmax; the last P V's wait, the O stores and the item switch).
-//  - D <= 128 (ping-pong): the last turn of an item is also the first of the next. Q K^T(0) of
-//    item i+1 is issued together with P V(n-1) of item i, item i+1's first softmax runs while
-//    that P V is on the tensor cores, and item i's O is stored after it, where a steady step
-//    rescales O (consume_pipelined()). n turns per item, plus one at the start and one at the end.
-//  - For that, Q comes in two 64-row halves, one per consumer warpgroup, each on its own
-//    barriers qfull[c] / qempty[c] and with its own item slot: half c of the next item is loaded
-//    as soon as warpgroup c has done its last Q K^T of the current one (v8 waited for both
-//    warpgroups and then loaded all 128 rows). The producer issues the next item's first K/V tile
-//    before its Q halves (produce()).
-//    The turn that ends an item is an ordinary pipeline step: m = -inf and l = 0 before the next
-//    item's first softmax make corr = 0, and the step's rescale zeroes O after the store, so O's
-//    data flow is v8's (zeroing it with moves in a separate block made ptxas serialize, C7513).
-//  - The producer writes the decoded item (q0, h, b, n_tiles) into the slots, so the consumers
-//    spend no integer divisions at the item switch; LSE is stored before the last P V and 1/l
-//    waits in 512 bytes of static shared memory for the O store (fewer live registers there).
-//  - A Q half wholly past S (ragged S) is loaded from row S - 1: its rows are never stored but
-//    must be finite, since NaN * 0 would carry into the next item's O.
-//  - D = 256 (no ping-pong, O is 128 registers) keeps v8's per-item pipeline, with the new Q
-//    halves and slots.
-//  - Causal L2 sections of 16 MiB of K + V instead of v5's 32 MiB (L2_SECTION_BYTES): Nsight
-//    Compute at causal B32 S512 showed 781 MB read from DRAM against cuDNN's 604 MB (Q + K + V
-//    once); with 8 MiB sections they were 608 MB (16 MiB not profiled). 16 MiB gained 1.5-4% at
-//    S <= 1024 and kept long S; 8 MiB lost 4% at S8192 (2 heads per section).
-//
-// Round 4 (v8) on top of v5, each change marked "v8" where it is made: fewer instructions per K/V
-// tile in the consumers' steady-state loop (Nsight Compute: v5 issued at cuDNN's rate but executed
-// ~20% more instructions):
-//  - the softmax scale folded into the exponent: max on raw scores, p = 2^fma(s, c, -m) (one FFMA
-//    instead of FMUL + FADD per score); masking only on diagonal/ragged tiles, as before;
-//  - S no longer zeroed per tile: the first k-step of Q K^T runs with scale-d = 0 and "=f"
-//    outputs (64 moves per tile gone);
-//  - descriptors as a 32-bit low word plus a constant high word, one add per k-step, and the
-//    stage/Q addresses made provably warp-uniform (shfl from lane 0) so ptxas computes them on
-//    the uniform datapath.
-// SASS of the D = 128 loop (one warp, one unmasked tile): 703 -> 512 instructions; D = 64 560 ->
-// 448; D = 256 612 -> 468 (bench/h200/issue7/round4/mha_fwd/loop_census.py).
-//
-// How v5 came about:
-//
-// Attention forward with the log-sum-exp, issue-7 tuning variant v5: v4 (bench/h200/issue7/
-// mha_fwd/v4_dynamic_pingpong.cu: v3's persistent ping-pong kernel with a dynamic tile scheduler)
-// with an L2-aware causal item order. O = softmax(Q K^T / sqrt(D)) V and
-// LSE = log(sum_j exp(Q K^T / sqrt(D))), bf16 Q, K, V, O [B, H, S, D], fp32 LSE [B, H, S], D in
-// {64, 128, 256} and CAUSAL (top-left aligned) read at run time.
-//
-// v4 on top of v3: work items are taken, not dealt. v3 gave CTA k the items k, k + gridDim.x, ...;
-// under the causal mask an item's work is 1 to S/128 K/V tiles, so some CTAs drew far more work
-// than others and the tail of the grid ran on a few SMs. Here each CTA's first item is blockIdx.x
-// and every later one is gridDim.x + atomicAdd(tiles, 1) on a zeroed 4-byte workspace counter,
-// so a CTA that finishes early simply takes more items. Item order: causal, longest first over
-// the whole problem (item i is query tile n_qt - 1 - i / (B*H) of head i % (B*H)), so the short
-// items come last and fill the gaps; non-causal, head-major as in v3 (CTAs in flight share K/V in
-// L2). The producer thread claims the next item as soon as it starts the current one (the atomic's
-// latency hides behind the current item's loads) and hands it to the consumers through a shared
-// slot under the Q barrier (see produce()). All else is v3's, unchanged.
-//
-// v5 on top of v4: causal items in L2 sections. v4's causal order (every head's longest tile,
-// then every head's second longest, ...) keeps ~132 different heads in flight, and the next tile
-// of a head comes B*H items later, after far more K/V than the 50 MB L2 holds: nearly all K/V
-// would stream from HBM (schedule_model.py: 72-100%; at 128 FLOP per byte for BM = 128, about
-// the H200's compute/bandwidth balance, the kernel would turn memory bound). Here the heads are cut
-// into sections of G consecutive heads whose K and V fit in 32 MiB (16 MiB since round 5; G =
-// 32 MiB / (S * D * 4 bytes), at least 1, at most B*H); sections run one after the other, and
-// inside a section the order is v4's (longest tile of each of its G heads first). So the CTAs in
-// flight share the K/V of G heads in L2, each section's short items fill the gaps left by its long
-// ones, and the grid's tail is still made of one-tile items. Non-causal order is v4's
-// (head-major), unchanged.
-//
-// What v1 changed against wgmma_tma.cu, and why. wgmma_tma.cu launches one CTA per (128 query rows,
-// h, b) at one CTA per SM; with S = 512 or 1024 a CTA has only 4 or 8 KV tiles, so its serial parts
-// (Q and first K load latency, the first Q K^T and softmax, the last P V, the O stores, CTA start
-// and teardown) are a large share of its time and nothing overlaps them. Here min(132, items) CTAs
-// (one per H200 SM) each loop over work items (query tile, h, b) (v4: taken from a global counter,
-// see above). The producer keeps running ahead across items: Q of the next item is loaded as soon
-// as both consumer warpgroups have issued and completed their last Q K^T of the current one
-// (barrier qempty, 256 arrivals), and the K/V ring runs on without a break, so the next item's Q
-// and first K/V tiles land while the consumers finish P V and store O. Every stage use is now
-// released (wgmma_tma.cu skips the last one); under the causal mask with BN = 64 the warpgroup that
-// skips the final tile still waits for it to land and then arrives on its empty barrier. Math,
-// tiles, shared-memory layouts and fragments are wgmma_tma.cu's, unchanged: see its header for them
-// and tasks/mha_fwd/emulate_wgmma_tma.py for their model.
+// Why persistent. wgmma_tma.cu launches one CTA per (128 query rows, h, b) at one CTA per SM;
+// with S = 512 or 1024 a CTA has only 4 or 8 K/V tiles, so its serial parts (Q and first K load
+// latency, the first Q K^T and softmax, the last P V, the O stores, CTA start and teardown) are a
+// large share of its time and nothing overlaps them. Here min(132, items) CTAs (one per H200 SM)
+// each loop over work items (query tile, h, b), and the producer keeps running ahead across
+// items, so the next item's Q and first K/V tiles land while the consumers finish the current
+// one. Every stage use is released; under the causal mask with BN = 64 the warpgroup that skips
+// the final tile still waits for it to land and then arrives on its empty barrier.
 //
 // Data flow. 384 threads = 3 warpgroups. Warpgroup 0 is the producer (setmaxnreg.dec 40, one
-// elected thread issues TMA: 4-D maps, 128B swizzle, Q once per item on qbar, K and V tiles of BN
-// keys into an NST-stage ring on transaction-count mbarriers fullK/fullV, empty[s] collects 256
-// consumer arrivals). Warpgroups 1 and 2 (setmaxnreg.inc 232) take 64 query rows each: S = Q K^T
-// (wgmma, both operands from shared memory), online softmax in registers (log2 domain), O += P V
-// (wgmma, P from registers, V MN-major), the next tile's Q K^T overlapping this tile's P V.
-// Ring positions count K/V tiles across items: stage = k % NST, parity = (k / NST) & 1.
+// elected thread issues TMA: 4-D maps, 128B swizzle, Q in two 64-row halves per item, K and V
+// tiles of BN keys into an NST-stage ring on transaction-count mbarriers fullK/fullV, empty[s]
+// collects 256 consumer arrivals). Warpgroups 1 and 2 (setmaxnreg.inc 232) take 64 query rows
+// each: S = Q K^T (wgmma, both operands from shared memory), online softmax in registers (log2
+// domain), O += P V (wgmma, P from registers, V MN-major), the next tile's Q K^T overlapping this
+// tile's P V. Ring positions count K/V tiles across items: stage = k % NST, parity = (k / NST) & 1.
+// NST = 3 for D <= 128 (2 for D = 256, which has no room), so the producer runs up to two tiles
+// ahead.
 //
-// v2 on top of v1: 3 K/V stages for D <= 128 (2 for D = 256, which has no room), so the producer
-// runs up to two tiles ahead: more slack for TMA latency and, with the persistent loop, the next
-// item's first two K/V tiles can land while the consumers finish the current one.
+// Dynamic schedule. Each CTA's first item is blockIdx.x and every later one is gridDim.x +
+// atomicAdd(tiles, 1) on a zeroed 4-byte workspace counter, so a CTA that finishes early takes
+// more items: under the causal mask an item's work is 1 to S/128 K/V tiles, and a static
+// round-robin deal left the tail of the grid on a few SMs. The producer thread claims the next
+// item as soon as it starts the current one (the atomic's latency hides behind the current
+// item's loads) and hands it to the consumers through a per-warpgroup shared slot, decoded
+// (q0, h, b, n_tiles), so the consumers spend no integer divisions at the item switch.
+// Item order: non-causal, head-major (CTAs in flight share K/V in L2). Causal, longest first, in
+// L2 sections: the heads are cut into sections of G consecutive heads whose K and V fit in 16 MiB
+// (L2_SECTION_BYTES; G = 16 MiB / (S * D * 4 bytes), at least 1, at most B*H); sections run one
+// after the other, and inside a section the longest tile of each of its G heads comes first. So
+// the CTAs in flight share the K/V of G heads in L2 and each section's short items fill the gaps
+// left by its long ones. Longest first over all heads at once keeps ~132 heads in flight and
+// streams nearly all K/V from HBM; 32 MiB sections still re-read 177 MB at causal B32 S512
+// (Nsight Compute: 781 MB read from DRAM against cuDNN's 604 MB, Q + K + V once); 16 MiB keeps
+// long S and gains 1.5-4% at S <= 1024, 8 MiB loses 4% at S8192 (2 heads per section).
 //
-// v3 on top of v2: ping-pong. Named barriers 1 and 2 (256 threads each) pass a turn between the
+// Ping-pong (D <= 128). Named barriers 1 and 2 (256 threads each) pass a turn between the
 // consumer warpgroups: warpgroup c waits on barrier 1 + c before issuing its wgmmas of one step
-// (the first Q K^T; Q K^T(j+1) with P(j) V(j); the last P V) and then arrives on the other's, so
-// the tensor cores alternate between them and one warpgroup's softmax overlaps the other's
-// products. Both take n_tiles + 1 turns per item (a warpgroup that skips a causal tile takes empty
-// turns for it); warpgroup 1 hands over the first turn, warpgroup 0 absorbs the last one at exit.
-// D <= 128 only: for D = 256 the turn logic made ptxas spill, so D = 256 runs exactly as v2.
+// and then arrives on the other's, so the tensor cores alternate between them and one
+// warpgroup's softmax overlaps the other's products. All of a CTA's items run as one software
+// pipeline: the last turn of an item is also the first of the next (Q K^T(0) of item i+1 is
+// issued together with P V(n-1) of item i, item i+1's first softmax runs while that P V is on the
+// tensor cores, and item i's O is stored after it, where a steady step rescales O;
+// consume_pipelined()). That is n turns per item of n tiles, plus one at the start and one at the
+// end, where a per-item pipeline takes n + 1, whose first and last carry half a tile of tensor
+// work but a whole turn of latency. For that, Q comes in two 64-row halves, one per consumer
+// warpgroup, each on its own barriers qfull[c] / qempty[c]: half c of the next item is loaded as
+// soon as warpgroup c has done its last Q K^T of the current one, and the producer issues the
+// next item's first K/V tile before its Q halves (produce()). The turn that ends an item is an
+// ordinary pipeline step: m = -inf and l = 0 before the next item's first softmax make corr = 0,
+// and the step's rescale zeroes O after the store (zeroing O with moves in a separate block made
+// ptxas serialize the wgmmas, C7513). LSE is stored before the last P V, and 1/l waits in 512
+// bytes of static shared memory for the O store (fewer live registers there). A Q half wholly
+// past S (ragged S) is loaded from row S - 1: its rows are never stored but must be finite, since
+// NaN * 0 would carry into the next item's O. D = 256 (O is 128 registers; the turn logic made
+// ptxas spill) runs each item as its own pipeline without ping-pong, with the same Q halves and
+// slots.
+//
+// Few instructions per K/V tile. The consumers' steady-state loop is 512 SASS instructions per
+// unmasked tile at D = 128 (448 at D = 64, 468 at D = 256, one warp), against 703 / 560 / 612 for
+// the same math written plainly:
+//  - the softmax scale is folded into the exponent: max on raw scores, p = 2^fma(s, c, -m) (one
+//    FFMA instead of FMUL + FADD per score); masking only on diagonal and ragged tiles;
+//  - S is not zeroed per tile: the first k-step of Q K^T runs with scale-d = 0 and "=f" outputs;
+//  - descriptors are a 32-bit low word plus a constant high word, one add per k-step, and the
+//    stage and Q addresses are made provably warp-uniform (shfl from lane 0) so ptxas computes
+//    them on the uniform datapath.
+// At D = 128 the online softmax keeps its row maxima and row sums in 4 independent partial values
+// per row, combined at the end (SOFTMAX_CHAINS<D>): one chain is a dependent sequence of 32 FMNMX
+// and 32 FADD per row and tile, and Nsight Compute at causal d128 B32 S512 put the warps at 1.79
+// cycles of `wait` stall per issued instruction against cuDNN's 0.93. Four chains gain 1-2% at
+// S <= 1024 and are level at long S; at D = 64 they were 1% slower at long S and at D = 256 level,
+// so both keep one chain. Only the order of the sum's fp32 additions changes (the maxima are
+// exact).
 //
 // Tile sizes. BM = 128, BN = 128 keys for D <= 128 and 64 for D = 256. Shared memory: Q 128*D*2 +
 // NST x (K + V) BN*D*2 bytes + 1 KiB alignment slack, NST = 3 - D/256: 113 KiB (D = 64), 225 KiB
@@ -148,9 +106,9 @@ struct alignas(64) TensorMap { unsigned long long opaque[16]; };
 // Shared-memory matrix descriptors (128B swizzle; tile bases are 1024-byte aligned so the
 // descriptor's base-offset field stays 0).
 //
-// v8: built as a 32-bit low word plus a constant high word, so a k-step's descriptor is one
-// integer add of an immediate to the tile's low word (v5 rebuilt every descriptor from the
-// byte address: add, mask, shift, or, and a re-materialized high word, ~8 instructions per wgmma).
+// Built as a 32-bit low word plus a constant high word, so a k-step's descriptor is one integer
+// add of an immediate to the tile's low word (rebuilding every descriptor from the byte address
+// takes an add, mask, shift, or, and a re-materialized high word, ~8 instructions per wgmma).
 // Low word: start address >> 4 in bits 0-13, LBO (16-byte units) in bits 16-29. Adding a k-step's
 // offset >> 4 cannot carry out of the 14-bit field: every operand lies in the CTA's shared window,
 // below 228 KiB < 2^18 bytes. High word: SBO = 1024 B (64 units, bits 32-45), 128B swizzle (bit 62).
@@ -212,7 +170,7 @@ __device__ __forceinline__ void wgmma_ss_m64n128(float (&d)[64], uint64_t da, ui
 
 // The first k-step of a product that starts from zero: scale-d = 0 (D = A * B) and the
 // accumulator registers are outputs only ("=f"), so the compiler need not zero them first.
-// (v8: v5 zeroed S with 64 moves per tile; "+f" on undefined registers instead made
+// (This saves zeroing S with 64 moves per tile; "+f" on undefined registers instead made
 // ptxas 13.0 serialize the wgmmas, C7514.)
 __device__ __forceinline__ void wgmma_ss_m64n64_first(float (&d)[32], uint64_t da, uint64_t db) {
   asm volatile(
@@ -523,16 +481,16 @@ template <int D> __device__ __forceinline__ uint32_t ring_parity(uint32_t k) {
 // ---------------------------------------------------------------------------------------------
 // Producer: one elected thread of warpgroup 0, for all of this CTA's items.
 //
-// v12: Q in two 64-row halves, one per consumer warpgroup, each on its own barriers: qfull[c]
+// Q in two 64-row halves, one per consumer warpgroup, each on its own barriers: qfull[c]
 // (1 arrival + the half's bytes) and qempty[c] (128 arrivals, warpgroup c's threads right after
 // their last Q K^T of an item completed). Half c of the next item's Q is loaded as soon as
-// warpgroup c is done with its half, without waiting for the other warpgroup (v8 waited for both).
+// warpgroup c is done with its half, without waiting for the other warpgroup.
 // Per item the order is: first K/V tile, Q half 0, Q half 1, the other K/V tiles. The first tile's
 // stage was last used NST tiles earlier and is free long before the Q halves are, and the
 // consumers need that tile together with their Q half at the turn that starts the item (see
 // consume_pipelined()); the later tiles wait for stages the current item still reads.
 //
-// Hand-off, per warpgroup (v4's protocol with one slot per warpgroup): slot[c] holds the item
+// Hand-off, per warpgroup (one slot per warpgroup): slot[c] holds the item
 // (q0, h, b, n_tiles, decoded here so the consumers spend no integer divisions between items)
 // whose Q half the current phase of qfull[c] delivers. It is written after phase n - 1 of
 // qempty[c] completed (every thread of warpgroup c read the previous contents before arriving)
@@ -592,10 +550,10 @@ __device__ __forceinline__ void produce(const TensorMap *tmQ, const TensorMap *t
         continue;
       }
       // A half wholly past S (ragged S, last query tile) is still loaded, from row S - 1 on: its
-      // rows are never stored, but they must hold finite values. v12 zeroes O between items by
+      // rows are never stored, but they must hold finite values. O is zeroed between items by
       // the rescale o *= corr with corr = 0 (consume_pipelined()), which a NaN from stale or
-      // never-written shared memory would survive. Starting at S - 1 keeps v8's rule that a
-      // box's first row is < S (at most partly out of bounds, the rest zero-filled).
+      // never-written shared memory would survive. Starting at S - 1 keeps every box's first
+      // row < S (at most partly out of bounds, the rest zero-filled).
       mbar_expect_tx(qfull + 8 * c, T::Q_BYTES / 2);
       load_q_half<D>(base + c * (64 * 128), tmQ, min(it.q0 + 64 * c, S - 1), it.h, it.b,
                      qfull + 8 * c);
@@ -614,14 +572,14 @@ __device__ __forceinline__ void produce(const TensorMap *tmQ, const TensorMap *t
 // In: s = raw scores Q K^T of keys [k0, k0 + BN). Out: m and lsum updated, corr = 2^(m_old - m_new)
 // per row (the factor O must be scaled by before P V of this tile), p = P as bf16 A fragments.
 //
-// v8: the scale is folded into the exponent. m is still the running max of x = s * scale_log2,
-// but it is found on the raw scores (scale_log2 > 0 and rounding is monotone, so
-// round(max(s) * c) = max(round(s * c)): the same m as v5's), and each probability is
-// 2^fma(s, c, -m): one FFMA where v5 spent an FMUL (s *= c) and an FADD (s - m). Masked
-// keys hold -inf: fma(-inf, c, -m) = -inf for finite m, 2^-inf = 0. The m = -inf guard is
-// v5's (a row with no unmasked key so far subtracts 0, p = 0, corr = 0 on its first tile).
-// v14: independent max and sum chains per row in softmax_tile: 4 at D = 128; 1 (v12's code) at
-// D = 64, where 4 measured 1% slower at long S, and at D = 256, where they made no difference.
+// The scale is folded into the exponent. m is the running max of x = s * scale_log2, found on
+// the raw scores (scale_log2 > 0 and rounding is monotone, so round(max(s) * c) =
+// max(round(s * c)): the same m as scaling first), and each probability is 2^fma(s, c, -m): one
+// FFMA instead of an FMUL (s *= c) and an FADD (s - m). Masked keys hold -inf: fma(-inf, c, -m) =
+// -inf for finite m, 2^-inf = 0. A row with no unmasked key so far (m = -inf) subtracts 0, so
+// p = 0 and corr = 0 on its first tile.
+// Independent max and sum chains per row in softmax_tile: 4 at D = 128; 1 at D = 64, where 4
+// measured 1% slower at long S, and at D = 256, where they made no difference.
 template <int D> constexpr int SOFTMAX_CHAINS = D == 128 ? 4 : 1;
 
 template <int BN, int NCH>
@@ -636,7 +594,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], 
   const bool need_mask = (k0 + BN > S) || (causal && k0 + BN - 1 > q_lo);
   // Raw row maxima. Each path finds them itself: with the max after a shared join, ptxas
   // if-converted the masking into 64 predicated compares and selects on every tile.
-  // v14: NCH independent partial maxima (and sums, below) per row, combined at the end: one
+  // NCH independent partial maxima (and sums, below) per row, combined at the end: one
   // accumulator per row made a dependent chain of NS / 2 FMNMX (32 at BN = 128), whose latency
   // showed as `wait` stalls in Nsight Compute. Group g of four fragment values (i >> 2 = g) goes
   // to chain g % NCH.
@@ -683,7 +641,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], 
     m[r] = m_new;
     neg_m[r] = -m_use;
   }
-  float pc[2][NCH]; // v14: partial row sums, NCH chains per row as for the maxima
+  float pc[2][NCH]; // partial row sums, NCH chains per row as for the maxima
 #pragma unroll
   for (int i = 0; i < NS; ++i) {
     s[i] = fast_exp2(fmaf(s[i], scale_log2, neg_m[(i >> 1) & 1]));
@@ -718,7 +676,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], 
 // and then arrives on the other's, so the two alternate on the tensor cores and one's softmax runs
 // while the other's products do. Both count 256 threads: 128 arrive (bar.arrive) + 128 wait.
 // Only for D <= 128: with D = 256 (O is 128 registers per thread) the turn logic made ptxas spill,
-// so D = 256 runs as v2.
+// so D = 256 runs without ping-pong (consume_item()).
 template <int D> __device__ __forceinline__ void turn_wait(int c) {
   if constexpr (D <= 128)
     asm volatile("bar.sync %0, 256;" ::"r"(1 + c) : "memory");
@@ -761,7 +719,7 @@ __device__ __forceinline__ void finish_rows(float (&lsum)[2], const float (&m)[2
   }
 }
 
-// O = o / l as bf16, straight from the accumulator layout (v8's stores).
+// O = o / l as bf16, straight from the accumulator layout.
 template <int D>
 __device__ __forceinline__ void store_o(const float (&o)[D / 2], const float (&inv)[2],
                                         __nv_bfloat16 *O, size_t bh, int S, int row0, int l) {
@@ -843,7 +801,7 @@ __device__ __forceinline__ void pipeline_step(float (&o)[D / 2], uint32_t (&p)[T
   reg_fence(p);
   // K(kc) and V(kc) are no longer read by this warpgroup: free the stage for a later tile.
   mbar_arrive(empty + 8 * ring_stage<D>(kc));
-  // v12: tile kc was its item's last (consume_pipelined()): O is final, store it. The softmax
+  // Tile kc was its item's last (consume_pipelined()): O is final, store it. The softmax
   // of the next item's first tile started from m = -inf, so corr_next = 0 and the rescale below
   // starts the next item's O from zero.
   if (store_first)
@@ -858,14 +816,14 @@ __device__ __forceinline__ void pipeline_step(float (&o)[D / 2], uint32_t (&p)[T
       p[kk][r] = p_next[kk][r];
 }
 
-// v12, D <= 128: all of this CTA's items as one software pipeline. v8 ran every item as its
-// own pipeline: turns Q K^T(0) | Q K^T(1) + P V(0) | ... | P V(n-1), n + 1 turns per warpgroup
-// and item, the first and the last carrying half a tile of tensor work each but a whole turn's
-// latency (the first softmax, then the last P V's wait, the O stores and the item switch). Here
-// the last turn of an item is also the first of the next one: Q K^T(0) of item i+1 is issued
-// together with P V(n-1) of item i, the softmax of item i+1's first tile runs while that P V is
-// on the tensor cores, and item i's O is stored after it, where v8 rescaled O. That is n turns
-// per item (plus one at the very start and one at the very end), like a steady-state tile.
+// D <= 128: all of this CTA's items as one software pipeline. Run as its own pipeline, an item
+// takes turns Q K^T(0) | Q K^T(1) + P V(0) | ... | P V(n-1), n + 1 turns per warpgroup and item,
+// the first and the last carrying half a tile of tensor work each but a whole turn's latency (the
+// first softmax, then the last P V's wait, the O stores and the item switch). Here the last turn
+// of an item is also the first of the next one: Q K^T(0) of item i+1 is issued together with
+// P V(n-1) of item i, the softmax of item i+1's first tile runs while that P V is on the tensor
+// cores, and item i's O is stored after it, where a steady step rescales O. That is n turns per
+// item (plus one at the very start and one at the very end), like a steady-state tile.
 //
 // What it needs: item i+1's Q half and first K tile when item i's last tile is still being
 // finished. The Q half is loaded once this warpgroup's last Q K^T of item i has completed (its
@@ -875,8 +833,8 @@ __device__ __forceinline__ void pipeline_step(float (&o)[D / 2], uint32_t (&p)[T
 //
 // The turn that ends an item is an ordinary pipeline_step(): before it, m = -inf and l = 0 for
 // the next item, so its first softmax yields corr = 0 and the step's unconditional rescale zeroes
-// O right after the store (a first version with a separate boundary block, O zeroed by moves,
-// made ptxas serialize every wgmma, C7513; this form keeps O's data flow exactly v8's).
+// O right after the store (a separate boundary block with O zeroed by moves made ptxas serialize
+// every wgmma, C7513; this form keeps O's data flow that of a single item).
 //
 // BN = BM = 128 here, so both warpgroups take every tile of an item (no skipped causal tiles).
 template <int D>
@@ -891,7 +849,7 @@ __device__ __forceinline__ void consume_pipelined(uint32_t base, uint32_t qfull,
   static_assert(BN == BM, "one K/V tile per item row block: no warpgroup skips a tile");
   const float scale_log2 = 1.4426950408889634f / sqrtf((float)D); // log2(e) / sqrt(D)
   const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
-  // c is the same in every lane; broadcast, it is provably warp-uniform (v8's note).
+  // c is the same in every lane; broadcast, it is provably warp-uniform.
   const uint32_t sQ = base + __shfl_sync(0xffffffffu, c, 0) * (64 * 128);
   auto stage_k = [&](uint32_t k) { return base + T::Q_BYTES + ring_stage<D>(k) * T::STAGE_BYTES; };
 
@@ -989,7 +947,7 @@ __device__ __forceinline__ void consume_pipelined(uint32_t base, uint32_t qfull,
 
 // D = 256: one warpgroup, 64 query rows [q0 + 64c, q0 + 64c + 64) of one item whose Q half has
 // landed (consume() waited on qfull). k0 is the ring position of the item's first K/V tile.
-// v8's consume_item with its Q barriers per warpgroup (v12); no ping-pong (see turn_wait), so
+// Each item is its own pipeline, with its Q barriers per warpgroup; no ping-pong (see turn_wait), so
 // nothing is gained by merging items' turns, and O's 128 registers leave no room for it.
 template <int D>
 __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qempty, uint32_t fullk,
@@ -1036,7 +994,7 @@ __device__ __forceinline__ void consume_item(uint32_t base, uint32_t qempty, uin
     softmax_tile<BN, SOFTMAX_CHAINS<D>>(s, m, lsum, corr, p, 0, S, q_lo, row0, l % 4, causal,
                                          scale_log2);
   }
-  // v8's loop, written out here rather than through pipeline_step(): through the shared
+  // The loop is written out here rather than through pipeline_step(): through the shared
   // function ptxas computed this loop's descriptors per thread (51 R2UR per tile instead of 14).
   for (int j = 0; j + 1 < my_tiles; ++j) {
     float s[NS];

@@ -1,10 +1,10 @@
 #!/bin/bash
-# Runs every runnable solution of every tasks/**/solutions/manifest.json
+# run-solutions.sh - every runnable solution of every tasks/**/solutions/manifest.json
 # through `ptxbench run --json` on a GPU host and compares each run's status
 # with the manifest's, printing a table (and the cuBLASLt baseline per
 # workload). Exit status 1 when a status differs from the manifest.
 #
-# Usage: tasks/run-solutions-h200.sh [PTXBENCH] [TASKS_DIR]
+# Usage: bench/h200/run-solutions.sh [PTXBENCH] [TASKS_DIR]
 #   RUN_ALL_TASKS=1  also run the broken solutions on every listed task
 #                    (default: only on the first, to save GPU time)
 #   ONLY=a,b         only these corpora or tasks (folder names under TASKS_DIR,
@@ -19,10 +19,10 @@
 # development workloads only, "skip" = not run.
 set -u
 PTXBENCH=${1:-build/bin/ptxbench}
-TASKS=${2:-$(dirname "$0")}
+TASKS=${2:-$(dirname "$0")/../../tasks}
 OUT=${OUT:-/tmp/ptxbench-solutions}
 mkdir -p "$OUT/runs"
-export LD_LIBRARY_PATH="$(python3 "$(dirname "$0")/../utils/cuda-lib-path.py" 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
+export LD_LIBRARY_PATH="$(python3 "$(dirname "$0")/../../utils/cuda-lib-path.py" 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,temperature.gpu --format=csv,noheader 2>&1

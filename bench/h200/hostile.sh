@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs every entry of tasks/hostile/manifest.json that has a status (and no
+# hostile.sh - runs every entry of tasks/hostile/manifest.json that has a status (and no
 # "run": "skip") through `ptxbench run` on a GPU host (the task's first
 # development workload, no baseline, no feature counts) and compares the
 # status with the manifest's, printing a table: file, expected, got, wall
@@ -7,14 +7,14 @@
 # status differs. (utils/check-hostile.py --run also checks run-time
 # feature verdicts, on all development workloads.)
 #
-# Usage: tasks/hostile/run.sh [PTXBENCH] [OUT]
+# Usage: bench/h200/hostile.sh [PTXBENCH] [OUT]
 #   ONLY=a.cu,b.cu   only these files
 # An entry expecting TIMEOUT runs with a 10 s watchdog (--timeout 10).
 set -u
 PTXBENCH=${1:-build/bin/ptxbench}
 OUT=${2:-${OUT:-/tmp/ptxbench-hostile}}
-HERE=$(cd "$(dirname "$0")" && pwd)
-TASKS=$(dirname "$HERE")
+TASKS=$(cd "$(dirname "$0")/../../tasks" && pwd)
+HERE=$TASKS/hostile
 mkdir -p "$OUT"
 : > "$OUT/runs.txt"
 python3 - "$HERE/manifest.json" "$TASKS" "${ONLY:-}" > "$OUT/plan.txt" <<'PY'

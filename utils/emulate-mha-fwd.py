@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A numpy model of the consumer side of solutions/wgmma_tma.cu, at the level of per-thread
+"""A numpy model of the consumer side of tasks/mha_fwd/solutions/wgmma_tma.cu, at the level of per-thread
 registers, checked against a float64 reference with the tasks' tolerances. No GPU needed.
 
 It replays what each of the 128 threads of a consumer warpgroup holds, with the hardware layouts
@@ -17,7 +17,7 @@ LBO and SBO under the canonical K-major and MN-major SW128 layouts (as CUTLASS's
 describes them), and compared with the operand tiles each wgmma k-step should see.
 
 Use it when changing the consumer's math; it fails loudly when, say, the P packing or the
-rescaling order is wrong. Needs numpy:  python3 tasks/mha_fwd/emulate_wgmma_tma.py
+rescaling order is wrong. Needs numpy:  python3 utils/emulate-mha-fwd.py
 """
 import sys
 

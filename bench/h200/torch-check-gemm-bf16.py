@@ -1,5 +1,8 @@
 """Sanity check for the cuBLASLt baseline: torch.matmul(A, B.T) on the
-gemm_bf16_n*_k* shapes, timed with triton.testing.do_bench (median of 3)."""
+gemm_bf16_n*_k* shapes, timed with triton.testing.do_bench (best of 3 medians).
+
+Usage: python3 bench/h200/torch-check-gemm-bf16.py   (on a GPU host with torch and triton)
+"""
 import torch
 from triton.testing import do_bench
 

@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
-# run-variants.sh - times expert-kernel variants against their library on
-# the H200 (issue 7): every FILE on every workload of TASK, through
-# `ptxbench run --shapes all` (the library baseline on the same path), and
-# prints one line per workload: status, ms, library ms, ratio.
+# kernel-vs-library.sh - a kernel against the task's library on a GPU host:
+# every FILE on every workload of TASK (SHAPES: all by default, or dev,
+# heldout, or one workload's name), through `ptxbench run` with the library
+# baseline on the same timing path, and one line per workload: status, ms,
+# TFLOP/s, library ms, ratio (library time / ours; >= 1: as fast as the
+# library). The expert tables of docs/performance.md come from it.
 #
-#   OUT=... bench/h200/issue7/run-variants.sh PTXBENCH TASK:FILE [TASK:FILE...]
-# The JSON of every run is packed into $OUT/variants.tgz, after every TASK:FILE,
+#   OUT=... bench/h200/kernel-vs-library.sh PTXBENCH TASK:FILE [TASK:FILE...]
+# The JSON of every run is packed into $OUT/runs.tgz, after every TASK:FILE,
 # so a run cut short by a timeout still brings back what it finished.
 set -u
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../.."
 PTXBENCH=$(realpath "$1"); shift
-OUT=${OUT:-/tmp/ptxbench-variants}
-# Results gather outside $OUT (only 8 files come back from it) and are packed after each run.
+OUT=${OUT:-/tmp/ptxbench-kernel-vs-library}
+# Results gather outside $OUT and are packed into one file after each run.
 WORK=$(mktemp -d)
-mkdir -p "$OUT" "$WORK/variants"
+mkdir -p "$OUT" "$WORK/runs"
 export LD_LIBRARY_PATH="$(python3 utils/cuda-lib-path.py 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
 for spec in "$@"; do
   task=${spec%%:*}; file=${spec#*:}
   label="$task--$(basename "$file" .cu)"
   "$PTXBENCH" run --task "tasks/$task" --solution "$file" --shapes "${SHAPES:-all}" --timeout 60 \
-    --json "$WORK/variants/$label.json" > "$WORK/variants/$label.txt" 2>&1
-  python3 - "$WORK/variants/$label.json" "$label" <<'PY'
+    --json "$WORK/runs/$label.json" > "$WORK/runs/$label.txt" 2>&1
+  python3 - "$WORK/runs/$label.json" "$label" <<'PY'
 import json, os, sys
 path, label = sys.argv[1], sys.argv[2]
 if not os.path.exists(path):
@@ -37,6 +39,6 @@ for w in r["workloads"]:
         s += "  " + w.get("message", "")[:140]
     print(s, flush=True)
 PY
-  tar czf "$OUT/variants.tgz" -C "$WORK" variants
+  tar czf "$OUT/runs.tgz" -C "$WORK" runs
 done
 rm -rf "$WORK"

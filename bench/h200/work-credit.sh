@@ -1,6 +1,6 @@
 #!/bin/bash
-# The speed of light and the run-time work credit on a GPU host (the figures
-# in docs/perf.md, "Speed of light and work credit"):
+# work-credit.sh - the speed of light and the run-time work credit on a GPU
+# host (docs/performance.md, "Speed of light and work credit"):
 #  1. the bf16 expert against cuBLASLt on gemm_bf16_n4096_k4096 (dev and
 #     held-out shapes): hardware speed of light, best-library fraction, status;
 #  2. the hostile corpus (tasks/hostile): statuses and run-time verdicts
@@ -9,7 +9,7 @@
 #     family is `used` and whose status is PASSED, on its first task's
 #     development shapes without the baseline: each such family's run-time
 #     verdict must be `used`.
-# Usage: bench/h200/credit.sh [PTXBENCH]; results under $OUT (default
+# Usage: bench/h200/work-credit.sh [PTXBENCH]; results under $OUT (default
 # /tmp/ptxbench-credit).
 set -u
 PTXBENCH=${1:-build/bin/ptxbench}

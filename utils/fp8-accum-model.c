@@ -12,7 +12,7 @@
 // RTOL 0.02, SCALE_LO 0.25) are the task's first tolerance and scales; task.json now has atol 0.5
 // and scales ~ U(0.5, 2), i.e. `... SAMPLES 0.5 0.02 0.5`.
 //
-//   cc -O2 -o accum_model accum_model.c -lm
+//   cc -O2 -o accum_model utils/fp8-accum-model.c -lm
 //   ./accum_model 32 13 0    # plain wgmma accumulation: 2.3% of elements out of tolerance
 //   ./accum_model 8 13 0     # the same if the hardware truncated every 8 products: 21%
 //   ./accum_model 32 13 128  # promotion every 128 (wgmma_tma*.cu): worst element at 0.24

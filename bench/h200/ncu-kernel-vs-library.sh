@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# profile.sh - Nsight Compute counters for the issue-7 experts and their
-# libraries on the H200, through `ptxbench run` (one profiled launch of the
-# named kernel after a few skipped ones; clocks left alone as METHOD.md asks).
+# ncu-kernel-vs-library.sh - Nsight Compute counters for a kernel and for the
+# task's library on a GPU host, through `ptxbench run` (one profiled launch of
+# the named kernel after two skipped ones; `--clock-control none`, so the
+# card runs at its own clocks as in the harness's timings).
 #
-#   OUT=... bench/h200/issue7/round3/profile.sh PTXBENCH TASK:FILE:KERNEL_REGEX ...
+#   OUT=... bench/h200/ncu-kernel-vs-library.sh PTXBENCH TASK:FILE:KERNEL_REGEX ...
 # KERNEL_REGEX "lib" profiles the task's library baseline instead: every
 # kernel whose name is not ours or the harness's built-ins. The reports and
 # their text are packed into $OUT/profiles.tgz. SOURCE=1 adds PC sampling
@@ -12,7 +13,7 @@
 # metrics go to LABEL.stalls.txt. SHAPES (default dev) picks the workloads, as
 # `ptxbench run --shapes` does: dev, heldout, all or one workload's name.
 set -u
-cd "$(dirname "$0")/../../../.."
+cd "$(dirname "$0")/../.."
 PTXBENCH=$(realpath "$1"); shift
 OUT=${OUT:-/tmp/ptxbench-profiles}; mkdir -p "$OUT/profiles"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

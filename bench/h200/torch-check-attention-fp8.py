@@ -1,11 +1,11 @@
-"""PyTorch on the new tasks' shapes, the sanity check of our library baselines
-(issue 5): SDPA with the cuDNN backend (forward with LSE and backward) on the
+"""PyTorch on the attention and fp8 tasks' shapes, the sanity check of the
+harness's library baselines: SDPA with the cuDNN backend (forward with LSE and backward) on the
 attention tasks' workloads, and torch._scaled_mm (fp8 e4m3, per-tensor
 scales, bf16 out) on gemm_fp8_e4m3's. Timed with triton.testing.do_bench
 (median, best of 3 calls). The shapes are read from the task files so they
 cannot drift from what the harness runs.
 
-Usage: python3 bench/h200/torch_sanity.py [TASKS_DIR]
+Usage: python3 bench/h200/torch-check-attention-fp8.py [TASKS_DIR]
 """
 import json
 import math

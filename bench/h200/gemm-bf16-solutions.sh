@@ -1,11 +1,12 @@
 #!/bin/bash
-# Runs every gemm_bf16 solution through `ptxbench run` on a GPU host and
-# prints a table; full logs and JSON results go to $OUT (as one tarball, the
-# device tool returns at most 8 files). Also times torch.matmul with
-# triton.testing.do_bench on the same shapes, to compare with the harness's
-# cuBLASLt figures. Usage: tasks/gemm_bf16/run-h200.sh [ptxbench binary]
+# gemm-bf16-solutions.sh - every solution of tasks/gemm_bf16 (the tiled
+# kernel and the hostile ones) through `ptxbench run` on a GPU host, with
+# wall time per submission; full logs and JSON results go to $OUT as one
+# tarball. Also times torch.matmul with triton.testing.do_bench on the same
+# shapes, to compare with the harness's cuBLASLt figures.
+# Usage: bench/h200/gemm-bf16-solutions.sh [PTXBENCH]
 set -u
-PTXBENCH=${1:-.devbin/ptxbench}
+PTXBENCH=${1:-build/bin/ptxbench}
 OUT=${OUT:-/tmp/ptxbench-out}
 LOG=$OUT/logs
 mkdir -p "$LOG"
