@@ -9,7 +9,7 @@
 //   client-bench --url http://127.0.0.1:PORT/v1 [--requests N]
 //                [--concurrency C] [--stream] [--anthropic] [--model ID]
 //
-// docs/perf.md has the command with the scripted server and the figures.
+// docs/performance.md has the command with the scripted server and the figures.
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,7 +8,7 @@ for each file, in one run on the same machine:
     parse and check only, no code generation), best of N wall-clock runs;
   - ptx-import-bench FILE: import (parse, build, verify) and export, best of
     N runs in one process, and the memory they took (peak RSS growth).
-Prints a Markdown table with the ratios. See docs/perf.md.
+Prints a Markdown table with the ratios. See docs/performance.md.
 
 usage: bench/import-throughput.py --build build [--runs 3] [--skip-generate]
 """

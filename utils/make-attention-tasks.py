@@ -116,7 +116,7 @@ def backward(d, causal):
         "tensors": tensors,
         "workloads": workloads(d, int(causal), True),
         # cuDNN's own gradients reach 0.105 absolute error against the fp32
-        # reference on these inputs (H200, docs/perf.md): the per-element
+        # reference on these inputs (H200, docs/performance.md): the per-element
         # bound must admit library-grade kernels, rel_l2 catches real bugs.
         "check": {"tolerance": {"bf16": {"atol": 0.15, "rtol": 0.05}},
                   "rel_l2": 0.02, "trials": 2},

@@ -142,7 +142,7 @@ int runAnalyze() {
                                SMLoc());
   // Single-threaded: with threading on, every attribute and location the
   // importer creates takes the uniquer's locks, and parallel verification
-  // does not win that back (docs/perf.md).
+  // does not win that back (docs/performance.md).
   mlir::MLIRContext context;
   context.disableMultithreading();
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
