@@ -12,7 +12,7 @@ For each file, in one run on the same machine, best of N wall-clock runs:
     code generation and is expected to be slower than ptxas's parse).
 Files: the big generated files of bench/import-throughput.py (its generator,
 nvcc on bench/large_kernels.cu) and the largest sm_90a-or-older corpus files.
-Prints a Markdown table with the ratios (see docs/perf-analyze.md).
+Prints a Markdown table with the ratios (see docs/performance.md).
 
 usage: bench/analyze-throughput.py --build build [--runs 3]
 """
