@@ -188,6 +188,7 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
     for (const SanitizerReport &t : run.sanitizer)
       tools.push_back(json::Object{{"tool", t.tool},
                                    {"errors", t.errors},
+                                   {"timed_out", t.timedOut},
                                    {"bytes", int64_t(t.bytes)},
                                    {"head", validUTF8(t.head)},
                                    {"tail", validUTF8(t.tail)}});

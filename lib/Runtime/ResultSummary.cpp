@@ -177,7 +177,9 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
     os << "sanitizer (" << run.sanitizedWorkload << "):";
     for (const SanitizerReport &t : run.sanitizer) {
       os << " " << t.tool << " ";
-      if (t.errors < 0)
+      if (t.timedOut)
+        os << "stopped at --sanitize-timeout";
+      else if (t.errors < 0)
         os << "no summary";
       else
         os << t.errors << (t.errors == 1 ? " error" : " errors");

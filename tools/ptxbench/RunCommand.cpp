@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "RunSanitize.h"
 
 #include "ptxbench/Analysis/FeatureAnalysis.h"
 #include "ptxbench/Analysis/Reachability.h"
@@ -99,6 +100,11 @@ cl::opt<bool> runSanitize(
              "compute-sanitizer (memcheck, racecheck, synccheck) and record "
              "its findings"),
     cl::sub(runCmd));
+cl::opt<double> runSanitizeTimeout(
+    "sanitize-timeout",
+    cl::desc("Seconds each compute-sanitizer tool may run with --sanitize "
+             "before it is stopped (default 120)"),
+    cl::init(120), cl::sub(runCmd));
 cl::opt<bool> runCheckOnly("check-only",
                            cl::desc("(internal) the checked trials only"),
                            cl::Hidden, cl::sub(runCmd));
@@ -133,97 +139,6 @@ struct TempPath {
       sys::fs::remove(path);
   }
 };
-
-/// compute-sanitizer: $PATH, then the toolkit's.
-std::optional<std::string> findSanitizer() {
-  if (auto found = sys::findProgramByName("compute-sanitizer"))
-    return *found;
-  for (StringRef path : {"/usr/local/cuda/bin/compute-sanitizer"})
-    if (sys::fs::can_execute(path))
-      return path.str();
-  return std::nullopt;
-}
-
-/// Runs the checked trials of the smallest of `workloads` under each
-/// compute-sanitizer tool (the worker with --check-only) and records the
-/// findings in `run`.
-void sanitize(const Task &task, ArrayRef<Workload> workloads,
-              const std::vector<std::string> &workerArgv, RunResult &run) {
-  std::optional<std::string> tool = findSanitizer();
-  if (!tool) {
-    run.sanitizerNote = "compute-sanitizer is missing (not on PATH nor in "
-                        "/usr/local/cuda/bin); nothing was sanitized";
-    return;
-  }
-  const Workload *smallest = nullptr;
-  double smallestBytes = 0;
-  for (const Workload &w : workloads) {
-    double bytes = 0;
-    if (auto b = task.bytes.evaluate(w.params))
-      bytes = double(*b);
-    else
-      consumeError(b.takeError());
-    if (!smallest || bytes < smallestBytes) {
-      smallest = &w;
-      smallestBytes = bytes;
-    }
-  }
-  if (!smallest)
-    return;
-  run.sanitizedWorkload = smallest->name;
-  for (StringRef name : {"memcheck", "racecheck", "synccheck"}) {
-    SmallString<128> log;
-    if (sys::fs::createTemporaryFile("ptxbench-sanitizer", "log", log)) {
-      run.sanitizerNote = "cannot create a temporary file";
-      return;
-    }
-    std::vector<std::string> args = {*tool, "--tool", name.str(),
-                                     "--print-limit", "20"};
-    for (const std::string &a : workerArgv) {
-      if (StringRef(a).starts_with("--count-"))
-        continue; // no feature counts under the sanitizer
-      args.push_back(StringRef(a).starts_with("--shapes=")
-                         ? "--shapes=" + smallest->name
-                         : a);
-    }
-    args.push_back("--check-only");
-    args.push_back("--no-baseline");
-    args.push_back("--first-workload=0");
-    args.push_back("--result-fd=1");
-    std::vector<StringRef> argv(args.begin(), args.end());
-    std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
-                                            StringRef(log)};
-    std::string error;
-    int rc = sys::ExecuteAndWait(*tool, argv, std::nullopt, redirects,
-                                 /*SecondsToWait=*/600, 0, &error);
-    SanitizerReport report;
-    report.tool = name.str();
-    if (auto text = MemoryBuffer::getFile(log)) {
-      StringRef all = (*text)->getBuffer();
-      // The worker's own JSON events are not part of the report.
-      OutputCapture capture;
-      for (StringRef line : split(all, '\n'))
-        if (!line.starts_with("{\"event\""))
-          capture.append((line + "\n").str());
-      report.head = capture.head();
-      report.tail = capture.tail();
-      report.bytes = capture.total();
-      size_t at = all.rfind("ERROR SUMMARY: ");
-      if (at != StringRef::npos) {
-        int64_t n = -1;
-        if (!all.drop_front(at + 15)
-                 .take_until([](char c) { return c == ' '; })
-                 .getAsInteger(10, n))
-          report.errors = n;
-      }
-    }
-    if (rc < 0 && report.errors < 0)
-      report.head = "compute-sanitizer " + name.str() + " failed: " + error +
-                    "\n" + report.head;
-    sys::fs::remove(log);
-    run.sanitizer.push_back(std::move(report));
-  }
-}
 
 int writeJson(const RunResult &run) {
   if (runJson.empty())
@@ -481,7 +396,7 @@ int runRun() {
          << " to reproduce)\n";
   superviseWorkers(*workloads, options, run);
   if (runSanitize)
-    sanitize(*task, *workloads, options.argv, run);
+    cli::sanitize(*task, *workloads, options.argv, runSanitizeTimeout, run);
   if (!counted.path.empty())
     sys::fs::remove(counted.path);
   for (WorkloadResult &r : run.workloads) {

@@ -212,6 +212,8 @@ struct SanitizerReport {
   std::string tool; // memcheck, racecheck, synccheck
   /// Its ERROR SUMMARY count; -1 when it did not print one.
   int64_t errors = -1;
+  /// It ran past --sanitize-timeout and was stopped.
+  bool timedOut = false;
   /// The first and last KiB of its report.
   std::string head, tail;
   uint64_t bytes = 0;
