@@ -37,13 +37,6 @@ void readUsage(const Object *u, Usage &usage) {
     usage.output = *out;
 }
 
-ProviderError malformed(StringRef what) {
-  ProviderError e;
-  e.message = ("malformed answer: " + what).str();
-  e.retryable = true;
-  return e;
-}
-
 class AnthropicStream : public StreamReader {
 public:
   void onEvent(const SseEvent &event) override {
@@ -51,13 +44,13 @@ public:
       return;
     auto value = llvm::json::parse(event.data);
     if (!value) {
-      failed = malformed("a stream event is not JSON: " +
+      failed = malformedAnswer("a stream event is not JSON: " +
                          llvm::toString(value.takeError()));
       return;
     }
     const Object *o = value->getAsObject();
     if (!o) {
-      failed = malformed("a stream event is not a JSON object");
+      failed = malformedAnswer("a stream event is not a JSON object");
       return;
     }
     StringRef type = o->getString("type").value_or(event.event);
@@ -94,7 +87,7 @@ public:
     if (failed)
       return *failed;
     if (!done)
-      return malformed("the stream ended before message_stop");
+      return malformedAnswer("the stream ended before message_stop");
     return completion;
   }
 
@@ -149,11 +142,11 @@ public:
   Outcome parse(StringRef body) const override {
     auto value = llvm::json::parse(body);
     if (!value)
-      return malformed("not JSON: " + llvm::toString(value.takeError()));
+      return malformedAnswer("not JSON: " + llvm::toString(value.takeError()));
     const Object *o = value->getAsObject();
     const llvm::json::Array *content = o ? o->getArray("content") : nullptr;
     if (!content)
-      return malformed("no content");
+      return malformedAnswer("no content");
     Completion c;
     for (const llvm::json::Value &block : *content)
       if (const Object *b = block.getAsObject())

@@ -32,13 +32,6 @@ Usage readUsage(const Object *u) {
   return usage;
 }
 
-ProviderError malformed(StringRef what) {
-  ProviderError e;
-  e.message = ("malformed answer: " + what).str();
-  e.retryable = true;
-  return e;
-}
-
 class OpenAIStream : public StreamReader {
 public:
   void onEvent(const SseEvent &event) override {
@@ -51,13 +44,13 @@ public:
     }
     auto value = llvm::json::parse(data);
     if (!value) {
-      failed = malformed("a stream chunk is not JSON: " +
+      failed = malformedAnswer("a stream chunk is not JSON: " +
                          llvm::toString(value.takeError()));
       return;
     }
     const Object *o = value->getAsObject();
     if (!o) {
-      failed = malformed("a stream chunk is not a JSON object");
+      failed = malformedAnswer("a stream chunk is not a JSON object");
       return;
     }
     if (const Object *e = o->getObject("error")) {
@@ -93,7 +86,7 @@ public:
     if (failed)
       return *failed;
     if (!done && completion.finishReason.empty())
-      return malformed("the stream ended before its last chunk");
+      return malformedAnswer("the stream ended before its last chunk");
     return completion;
   }
 
@@ -143,11 +136,11 @@ public:
   Outcome parse(StringRef body) const override {
     auto value = llvm::json::parse(body);
     if (!value)
-      return malformed("not JSON: " + llvm::toString(value.takeError()));
+      return malformedAnswer("not JSON: " + llvm::toString(value.takeError()));
     const Object *o = value->getAsObject();
     const llvm::json::Array *choices = o ? o->getArray("choices") : nullptr;
     if (!choices || choices->empty() || !(*choices)[0].getAsObject())
-      return malformed("no choices");
+      return malformedAnswer("no choices");
     const Object *choice = (*choices)[0].getAsObject();
     Completion c;
     if (const Object *m = choice->getObject("message"))

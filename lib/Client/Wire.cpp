@@ -15,6 +15,13 @@
 using namespace ptxbench::client;
 using llvm::StringRef;
 
+ProviderError ptxbench::client::malformedAnswer(StringRef what) {
+  ProviderError e;
+  e.message = ("malformed answer: " + what).str();
+  e.retryable = true;
+  return e;
+}
+
 std::string WireFormat::errorMessage(StringRef body) const {
   if (auto value = llvm::json::parse(body)) {
     if (const llvm::json::Object *o = value->getAsObject()) {

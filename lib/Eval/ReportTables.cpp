@@ -18,12 +18,6 @@ using namespace ptxbench::eval;
 
 namespace {
 
-std::string rate(unsigned n, unsigned d) {
-  if (!d)
-    return "-";
-  return llvm::formatv("{0:f1}% ({1}/{2})", 100.0 * n / d, n, d).str();
-}
-
 std::string number(double v, bool known) {
   return known ? llvm::formatv("{0:f2}", v).str() : "-";
 }
@@ -38,6 +32,12 @@ const std::vector<std::string> groupHeader = {"model", "context", "task",
                                               "arch"};
 
 } // namespace
+
+std::string ptxbench::eval::formatRate(unsigned n, unsigned d) {
+  if (!d)
+    return "-";
+  return llvm::formatv("{0:f1}% ({1}/{2})", 100.0 * n / d, n, d).str();
+}
 
 std::vector<Table>
 ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
@@ -71,10 +71,10 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
   for (const GroupStats &g : groups) {
     std::vector<std::string> row = groupCells(g);
     row.push_back(std::to_string(g.samples));
-    row.push_back(rate(g.compiled, g.samples));
+    row.push_back(formatRate(g.compiled, g.samples));
     bool ran = g.runAttempted > 0;
-    row.push_back(ran ? rate(g.ranOk, g.samples) : "-");
-    row.push_back(ran ? rate(g.correct, g.samples) : "-");
+    row.push_back(ran ? formatRate(g.ranOk, g.samples) : "-");
+    row.push_back(ran ? formatRate(g.correct, g.samples) : "-");
     outcomes.rows.push_back(row);
 
     for (auto &[family, count] : g.used) {
@@ -82,17 +82,17 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
       row.push_back(family);
       // The headline is the run's verdict; the static one stands beside it.
       const ExecutedStats *e = executedStats(g, family);
-      row.push_back(e ? rate(e->used, e->measured) : "-");
-      row.push_back(e ? rate(e->token, e->measured) : "-");
+      row.push_back(e ? formatRate(e->used, e->measured) : "-");
+      row.push_back(e ? formatRate(e->token, e->measured) : "-");
       if (!e)
         row.push_back("-");
       else if (!e->executed && e->inCode)
         row.push_back(llvm::formatv("not triggered (0/{0})", e->measured));
       else
-        row.push_back(rate(e->executed, e->measured));
-      row.push_back(rate(count, g.samples));
+        row.push_back(formatRate(e->executed, e->measured));
+      row.push_back(formatRate(count, g.samples));
       auto sass = g.sass.find(family);
-      row.push_back(rate(sass == g.sass.end() ? 0 : sass->second,
+      row.push_back(formatRate(sass == g.sass.end() ? 0 : sass->second,
                          g.sassChecked));
       features.rows.push_back(row);
     }
@@ -106,9 +106,9 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
       row = groupCells(g);
       row.push_back(split);
       row.push_back(std::to_string(s.runs));
-      row.push_back(rate(s.correct, s.runs));
+      row.push_back(formatRate(s.correct, s.runs));
       for (unsigned fast : s.fast)
-        row.push_back(rate(fast, s.runs));
+        row.push_back(formatRate(fast, s.runs));
       bool timed = !s.speedups.empty();
       row.push_back(number(s.meanSpeedup(), timed));
       row.push_back(number(s.geomeanSpeedup(), timed));
@@ -120,7 +120,7 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
       row.push_back(name);
       row.push_back(w.split);
       row.push_back(std::to_string(w.runs));
-      row.push_back(rate(w.correct, w.runs));
+      row.push_back(formatRate(w.correct, w.runs));
       double logs = 0;
       for (double s : w.speedups)
         logs += std::log(s);

@@ -9,6 +9,8 @@
 
 #include "ptxbench/Eval/TurnSummary.h"
 
+#include "ptxbench/Eval/ReportTables.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
@@ -17,12 +19,6 @@
 using namespace ptxbench::eval;
 
 namespace {
-
-std::string rate(unsigned n, unsigned d) {
-  if (!d)
-    return "-";
-  return llvm::formatv("{0:f1}% ({1}/{2})", 100.0 * n / d, n, d).str();
-}
 
 using SampleId = std::tuple<std::string, std::string, std::string, std::string>;
 
@@ -106,9 +102,9 @@ Table ptxbench::eval::turnTable(const std::vector<SampleRecord> &records) {
         fast += o.fast1;
       }
       table.rows.push_back({group.first, group.second, std::to_string(t),
-                            std::to_string(n), rate(compiled, n),
-                            ran ? rate(correct, n) : "-", rate(features, n),
-                            ran ? rate(fast, n) : "-"});
+                            std::to_string(n), formatRate(compiled, n),
+                            ran ? formatRate(correct, n) : "-", formatRate(features, n),
+                            ran ? formatRate(fast, n) : "-"});
     }
   }
   return table;

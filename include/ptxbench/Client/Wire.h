@@ -65,6 +65,10 @@ std::unique_ptr<WireFormat> createAnthropicWire();
 Outcome readOutcome(const WireFormat &wire, const HttpResult &result,
                     StreamReader *stream);
 
+/// An answer the wire format cannot read ("malformed answer: WHAT"); worth
+/// another attempt.
+ProviderError malformedAnswer(llvm::StringRef what);
+
 /// Seconds in a Retry-After value (delta seconds or an HTTP date).
 std::optional<double> parseRetryAfter(llvm::StringRef value);
 

@@ -21,6 +21,9 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
+/// `n` of `d` as "37.5% (3/8)"; "-" when `d` is 0.
+std::string formatRate(unsigned n, unsigned d);
+
 /// Outcomes, feature use, fallback kinds, speed and per-workload speed
 /// (speed-of-light fraction), one table each.
 std::vector<Table> reportTables(const std::vector<GroupStats> &groups);
