@@ -5,15 +5,22 @@
 // so an exited leader stays a zombie, and its pid (the group's id) cannot
 // be reused, until the group has been killed.
 //
+// A group of its own is out of the terminal's reach: Ctrl-C goes to the
+// foreground group only. So while groups run, SIGINT, SIGTERM and SIGHUP
+// kill them first, then go on to the handler that was there before.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Runtime/ProcessGroup.h"
 
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
@@ -22,6 +29,60 @@ extern char **environ;
 
 using namespace ptxbench::runtime;
 using llvm::StringRef;
+
+namespace {
+
+/// The groups running now (0: a free slot), for the signal handler.
+std::array<std::atomic<pid_t>, 64> runningGroups;
+constexpr std::array<int, 3> forwardedSignals = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction previousActions[forwardedSignals.size()];
+
+void killGroupsAndGoOn(int signal) {
+  for (std::atomic<pid_t> &group : runningGroups)
+    if (pid_t pid = group.load())
+      kill(-pid, SIGKILL);
+  for (size_t i = 0; i < forwardedSignals.size(); ++i)
+    if (forwardedSignals[i] == signal)
+      sigaction(signal, &previousActions[i], nullptr);
+  raise(signal); // delivered to the previous handler once this one returns
+}
+
+void installHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action = {};
+    action.sa_handler = killGroupsAndGoOn;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < forwardedSignals.size(); ++i)
+      sigaction(forwardedSignals[i], &action, &previousActions[i]);
+  });
+}
+
+/// Holds `pid` in a slot of runningGroups while it lives.
+class RunningGroup {
+public:
+  explicit RunningGroup(pid_t pid) {
+    for (std::atomic<pid_t> &group : runningGroups) {
+      pid_t free = 0;
+      if (group.compare_exchange_strong(free, pid)) {
+        slot = &group;
+        return;
+      }
+    }
+  }
+  ~RunningGroup() { release(); }
+  /// Before the leader is reaped: its pid may be reused after.
+  void release() {
+    if (slot)
+      slot->store(0);
+    slot = nullptr;
+  }
+
+private:
+  std::atomic<pid_t> *slot = nullptr;
+};
+
+} // namespace
 
 ProcessGroupRun ptxbench::runtime::runProcessGroup(std::vector<std::string> args,
                                                    StringRef logPath,
@@ -42,6 +103,7 @@ ProcessGroupRun ptxbench::runtime::runProcessGroup(std::vector<std::string> args
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attributes, 0);
+  installHandlers();
   pid_t pid;
   int rc = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(),
                        environ);
@@ -52,6 +114,7 @@ ProcessGroupRun ptxbench::runtime::runProcessGroup(std::vector<std::string> args
     return result;
   }
   result.started = true;
+  RunningGroup running(pid);
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(int64_t(seconds * 1000));
   // The exited tool is left a zombie (WNOWAIT) until its group is killed:
@@ -74,6 +137,7 @@ ProcessGroupRun ptxbench::runtime::runProcessGroup(std::vector<std::string> args
   // Whatever is left in the group (the worker, or everything past the
   // limit) goes with it.
   kill(-pid, SIGKILL);
+  running.release();
   while (waitpid(pid, &result.status, 0) < 0 && errno == EINTR)
     ;
   return result;

@@ -2,7 +2,8 @@
 //
 // A tool that starts a process of its own is stopped, with that process,
 // at the limit; one that finishes keeps its output and status, and what it
-// left running in its group is stopped too.
+// left running in its group is stopped too; a signal to the caller stops
+// the group before the caller ends.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,6 +90,32 @@ TEST(ProcessGroupTest, AFinishedToolKeepsItsOutputAndLeavesNothingBehind) {
   EXPECT_EQ(readFile(log), "out\nerr\n");
   pid_t child = std::atoi(readFile(pidFile).c_str());
   ASSERT_GT(child, 0);
+  EXPECT_FALSE(stillRuns(child));
+  llvm::sys::fs::remove(log);
+  llvm::sys::fs::remove(pidFile);
+}
+
+TEST(ProcessGroupTest, ASignalToTheCallerStopsTheGroupToo) {
+  std::string log = temporaryPath("group-log"), pidFile = temporaryPath("pid");
+  pid_t caller = fork();
+  ASSERT_GE(caller, 0);
+  if (caller == 0) {
+    runProcessGroup({"/bin/sh", "-c", "sleep 60 & echo $! > " + pidFile +
+                                          "; sleep 60"},
+                    log, 60);
+    _exit(0); // not reached: SIGTERM ends this process
+  }
+  pid_t child = 0;
+  for (int i = 0; i < 500 && child <= 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    child = std::atoi(readFile(pidFile).c_str());
+  }
+  ASSERT_GT(child, 0);
+  kill(caller, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(caller, &status, 0), caller);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
   EXPECT_FALSE(stillRuns(child));
   llvm::sys::fs::remove(log);
   llvm::sys::fs::remove(pidFile);

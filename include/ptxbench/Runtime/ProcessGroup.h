@@ -28,7 +28,10 @@ struct ProcessGroupRun {
 /// Runs `args` (args[0] the executable's path) in a new process group,
 /// stdin from /dev/null, stdout and stderr into `logPath`, for at most
 /// `seconds`. When it exits or the limit passes, every process left in its
-/// group is killed.
+/// group is killed; so is every running group when this process gets
+/// SIGINT, SIGTERM or SIGHUP (the group is not the terminal's foreground
+/// group, so Ctrl-C would not reach it), before the handler that was
+/// installed before runs.
 ProcessGroupRun runProcessGroup(std::vector<std::string> args,
                                 llvm::StringRef logPath, double seconds);
 
