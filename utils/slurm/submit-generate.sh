@@ -28,6 +28,8 @@
 # Prints array_job=ID and merge_job=ID. The merged store is DIR/all.sqlite.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=submit-common.sh
+. "$here/submit-common.sh"
 
 usage() {
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -59,30 +61,10 @@ for a in "$@"; do
       die "'$a' is set by this script; see --task-list, --results, --gpus-per-task" ;;
   esac
 done
-ptxbench=${ptxbench:-$(command -v ptxbench || true)}
-[ -n "$ptxbench" ] || die "no ptxbench on PATH; name it with --ptxbench"
-[ -x "$ptxbench" ] || die "--ptxbench '$ptxbench' is not an executable"
-ptxbench=$(cd "$(dirname "$ptxbench")" && pwd)/$(basename "$ptxbench")
+resolve_ptxbench
 IFS=, read -r -a list <<< "$tasks"
 shards=${#list[@]}
 array=${array:-0-$((shards - 1))}
 
-mkdir -p "$results/logs"
-results=$(cd "$results" && pwd)
-mode=static
-gres_args=()
-if [ "$gpus" -gt 0 ]; then
-  mode=gpu
-  gres_args+=(--gres="gpu:$gpus")
-fi
-
-array_job=$(sbatch --parsable --array="$array" \
-  --output="$results/logs/shard-%a.out" --open-mode=append "${gres_args[@]}" "${sbatch_args[@]}" \
-  "$here/generate-shard.sbatch" "$results" "$ptxbench" "$tasks" "$mode" -- "$@")
-array_job=${array_job%%;*}
-merge_job=$(sbatch --parsable --dependency="afterok:$array_job" \
-  --kill-on-invalid-dep=yes --output="$results/logs/merge-$array_job.out" \
-  "${sbatch_args[@]}" "$here/merge-shards.sbatch" "$shards" "$results" "$ptxbench")
-merge_job=${merge_job%%;*}
-echo "array_job=$array_job"
-echo "merge_job=$merge_job"
+prepare_results
+submit_shards "$here/generate-shard.sbatch" "$results" "$ptxbench" "$tasks" "$mode" -- "$@"

@@ -27,6 +27,8 @@
 # relative --tasks and --samples paths stay valid.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=submit-common.sh
+. "$here/submit-common.sh"
 
 usage() {
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -58,28 +60,8 @@ for a in "$@"; do
       die "'$a' is set by this script; see --results, --shards, --gpus-per-task" ;;
   esac
 done
-ptxbench=${ptxbench:-$(command -v ptxbench || true)}
-[ -n "$ptxbench" ] || die "no ptxbench on PATH; name it with --ptxbench"
-[ -x "$ptxbench" ] || die "--ptxbench '$ptxbench' is not an executable"
-ptxbench=$(cd "$(dirname "$ptxbench")" && pwd)/$(basename "$ptxbench")
+resolve_ptxbench
 array=${array:-0-$((shards - 1))}
 
-mkdir -p "$results/logs"
-results=$(cd "$results" && pwd)
-mode=static
-gres_args=()
-if [ "$gpus" -gt 0 ]; then
-  mode=gpu
-  gres_args+=(--gres="gpu:$gpus")
-fi
-
-array_job=$(sbatch --parsable --array="$array" \
-  --output="$results/logs/shard-%a.out" --open-mode=append "${gres_args[@]}" "${sbatch_args[@]}" \
-  "$here/eval-shard.sbatch" "$shards" "$results" "$ptxbench" "$mode" -- "$@")
-array_job=${array_job%%;*}
-merge_job=$(sbatch --parsable --dependency="afterok:$array_job" \
-  --kill-on-invalid-dep=yes --output="$results/logs/merge-$array_job.out" \
-  "${sbatch_args[@]}" "$here/merge-shards.sbatch" "$shards" "$results" "$ptxbench")
-merge_job=${merge_job%%;*}
-echo "array_job=$array_job"
-echo "merge_job=$merge_job"
+prepare_results
+submit_shards "$here/eval-shard.sbatch" "$shards" "$results" "$ptxbench" "$mode" -- "$@"
