@@ -349,9 +349,7 @@ def main():
     except (slurm.ClusterError, TimedOut) as e:
         failed = failed or "%s\n%s" % (e, cl.log_tails())
     signal.alarm(0)
-    left = [p for p in slurm.marked_pids(cl.folder)] + [
-        p for p in (slurm.read_pid(cl.path(n + ".pid"))
-                    for n in slurm.DAEMONS) if p and slurm.alive(p)]
+    left = slurm.processes_left(cl)
     if left:
         failed = (failed or "") + "\nprocesses left after the stop: %s" % left
     if failed:

@@ -83,6 +83,13 @@ def listening(port):
     return found
 
 
+def processes_left(cluster):
+    """Job processes (marked) and daemons of `cluster` still alive."""
+    return marked_pids(cluster.folder) + [
+        p for p in (read_pid(cluster.path(n + ".pid")) for n in DAEMONS)
+        if p and alive(p)]
+
+
 def marked_pids(folder):
     """Processes whose environment carries this cluster's marker."""
     needle = ("%s=%s" % (MARKER, folder)).encode() + b"\0"
