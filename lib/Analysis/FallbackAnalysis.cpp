@@ -81,6 +81,12 @@ StringRef rules::mnemonic(ptx::InstructionOpInterface op) {
   return op.getOpcode();
 }
 
+bool rules::isBarrierSync(ptx::InstructionOpInterface op) {
+  StringRef name = mnemonic(op);
+  return name == "bar.sync" || name == "barrier.sync" ||
+         name == "bar.cta.sync" || name == "barrier.cta.sync";
+}
+
 SmallVector<ptx::InstructionOpInterface> KernelScope::filter(
     llvm::function_ref<bool(ptx::InstructionOpInterface)> pred) const {
   SmallVector<ptx::InstructionOpInterface> found;

@@ -334,11 +334,7 @@ void checkMbarrier(KernelScope &scope) {
         scope.isRequested(Family::MbarrierTx)) ||
       scope.uses({Family::Mbarrier, Family::MbarrierTx}))
     return;
-  auto barriers = scope.filter([](ptx::InstructionOpInterface op) {
-    StringRef name = mnemonic(op);
-    return name == "bar.sync" || name == "barrier.sync" ||
-           name == "bar.cta.sync" || name == "barrier.cta.sync";
-  });
+  auto barriers = scope.filter(isBarrierSync);
   if (barriers.empty())
     return;
   scope.report(FallbackKind::BarSyncInsteadOfMbarrier, barriers.front(),

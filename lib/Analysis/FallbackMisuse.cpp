@@ -106,9 +106,7 @@ bool inAnyLoop(const KernelScope &scope, Operation *op) {
 /// roles in an outer loop behind a CTA-wide barrier.
 bool lockstepBarrierAround(const KernelScope &scope, Operation *op) {
   auto isLockstep = [](ptx::InstructionOpInterface inst) {
-    StringRef name = mnemonic(inst);
-    if (name != "bar.sync" && name != "barrier.sync" &&
-        name != "bar.cta.sync" && name != "barrier.cta.sync")
+    if (!isBarrierSync(inst))
       return false;
     if (inst.getArgs().size() < 2)
       return true;

@@ -48,6 +48,9 @@ struct KernelScope {
 /// The mnemonic of `op`'s ISA record ("wgmma.mma_async"), or its opcode.
 llvm::StringRef mnemonic(ptx::InstructionOpInterface op);
 
+/// A CTA barrier that waits: bar.sync, barrier.sync and their .cta forms.
+bool isBarrierSync(ptx::InstructionOpInterface op);
+
 void checkInsteadOf(KernelScope &scope);
 void checkMisuse(KernelScope &scope);
 
