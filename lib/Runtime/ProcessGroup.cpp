@@ -32,7 +32,8 @@ using llvm::StringRef;
 
 namespace {
 
-/// The groups running now (0: a free slot), for the signal handler.
+/// The groups running now (0: a free slot), for the signal handler; more
+/// than 64 at once (ptxbench runs one) would go untracked.
 std::array<std::atomic<pid_t>, 64> runningGroups;
 constexpr std::array<int, 3> forwardedSignals = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction previousActions[forwardedSignals.size()];
