@@ -138,6 +138,13 @@ Error Generator::prepare() {
     if (!opened)
       return opened.takeError();
     store = std::move(*opened);
+    // What was asked for, so the report counts what never came back.
+    for (auto &model : models)
+      for (const std::string &context : options.contexts)
+        for (const std::string &task : options.tasks)
+          if (Error e = store->putRequested({model->config->name, context, task,
+                                             options.arch, options.samples}))
+            return e;
     bool realGpus = !options.staticOnly && !options.gpus.empty() &&
                     !options.gpus.front().empty();
     if (realGpus)

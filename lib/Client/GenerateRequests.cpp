@@ -207,6 +207,7 @@ void Generator::recordFailure(Sample &s, const ProviderError &error) {
   s.failed = true;
   ++stats.failed;
   turnsDone += options.turns - s.turn + 1;
+  recordUnanswered(s, s.turn);
 }
 
 void Generator::finishRequest(Sample &s, Outcome outcome, double latency,

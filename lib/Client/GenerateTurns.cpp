@@ -82,6 +82,7 @@ void Generator::resume(Sample &s) {
       s.state = State::Done;
       s.failed = true;
       turnsDone += options.turns - t + 1;
+      recordUnanswered(s, t);
       return;
     }
     std::optional<std::string> text = readText(join(dir, "response.md"));
@@ -126,12 +127,7 @@ void Generator::queueEval(Sample &s, unsigned turn) {
 
 /// Evaluates one turn on a worker thread: touches only the store, the
 /// files of this turn, and the sample's immutable fields.
-EvalResult Generator::evaluate(Sample *s, unsigned turn) {
-  eval::SampleInput input;
-  input.key = {s->model->config->name, s->context, s->task, s->id,
-               keyTurn(turn)};
-  input.dir = turnDir(*s, turn);
-  input.responsePath = join(input.dir, "response.md");
+eval::SweepOptions Generator::sweepOptions() const {
   eval::SweepOptions so;
   so.tasksDir = options.tasksDir;
   so.arch = options.arch;
@@ -140,6 +136,30 @@ EvalResult Generator::evaluate(Sample *s, unsigned turn) {
   so.tool = options.tool;
   so.runTimeoutSeconds = options.runTimeoutSeconds;
   so.jobs = 1;
+  return so;
+}
+
+void Generator::recordUnanswered(Sample &s, unsigned turn) {
+  if (!evaluating())
+    return;
+  // The same sweep as an answered turn's: it finds no answer and records
+  // why, naming the request's error from generation.json.
+  eval::SampleInput input;
+  input.key = {s.model->config->name, s.context, s.task, s.id, keyTurn(turn)};
+  input.dir = turnDir(s, turn);
+  input.generationPath = join(input.dir, "generation.json");
+  if (auto swept = eval::runSweep(*store, {input}, sweepOptions()); !swept)
+    llvm::errs() << "generate: cannot record " << input.key.str() << ": "
+                 << llvm::toString(swept.takeError()) << "\n";
+}
+
+EvalResult Generator::evaluate(Sample *s, unsigned turn) {
+  eval::SampleInput input;
+  input.key = {s->model->config->name, s->context, s->task, s->id,
+               keyTurn(turn)};
+  input.dir = turnDir(*s, turn);
+  input.responsePath = join(input.dir, "response.md");
+  eval::SweepOptions so = sweepOptions();
   std::string gpu;
   if (gpus)
     so.gpus = {gpu = gpus->acquire()};

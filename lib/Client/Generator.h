@@ -20,6 +20,7 @@
 #include "ptxbench/Client/Wire.h"
 #include "ptxbench/Eval/GpuPool.h"
 #include "ptxbench/Eval/ResultsStore.h"
+#include "ptxbench/Eval/Sweep.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -210,7 +211,12 @@ private:
                      const Object &body, StringRef url);
   void recordFailure(Sample &s, const ProviderError &error);
   void queueEval(Sample &s, unsigned turn);
+  /// What `ptxbench eval` would be given for this run's turns.
+  eval::SweepOptions sweepOptions() const;
   EvalResult evaluate(Sample *s, unsigned turn);
+  /// Records a turn whose request failed for good in the store (status
+  /// no_solution with the request's error), so every rate counts it.
+  void recordUnanswered(Sample &s, unsigned turn);
   void applyEval(EvalResult &r);
   void printProgress(bool final);
 

@@ -75,38 +75,7 @@ TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,
   const eval::SampleRecord &rec = **stored;
   v.status = rec.status;
   v.runStatus = rec.runStatus;
-  v.solved = turnSolved(rec.runJson, rec.staticJson);
+  v.solved = eval::solved(rec);
   v.feedback = turnFeedback(rec);
   return v;
-}
-
-bool ptxbench::client::turnSolved(StringRef runJson, StringRef staticJson) {
-  std::optional<llvm::json::Value> run = eval::parseStoredJson(runJson);
-  const Object *r = run ? run->getAsObject() : nullptr;
-  if (!r || r->getString("status").value_or("") != "PASSED")
-    return false;
-  const llvm::json::Array *workloads = r->getArray("workloads");
-  if (!workloads || workloads->empty())
-    return false;
-  for (const llvm::json::Value &w : *workloads)
-    if (!w.getAsObject() ||
-        w.getAsObject()->getString("status").value_or("") != "PASSED")
-      return false;
-  const Object *counts = r->getObject("feature_counts");
-  if (!counts || counts->empty())
-    return false;
-  // Every requested family did the task's work at run time: `used` (its
-  // share of the FLOPs or bytes reached the task's threshold), or
-  // `executed` for a family without a work measure; not a token.
-  for (const auto &kv : *counts) {
-    const Object *c = kv.second.getAsObject();
-    llvm::StringRef verdict =
-        c ? c->getString("verdict").value_or("") : llvm::StringRef();
-    if (verdict != "used" && verdict != "executed")
-      return false;
-  }
-  eval::SampleRecord record;
-  record.staticJson = staticJson.str();
-  record.status = eval::status::Analyzed;
-  return eval::fallbackKinds(record).empty();
 }

@@ -98,47 +98,6 @@ std::map<std::string, std::string> familyVerdicts(const SampleRecord &r) {
   return verdicts;
 }
 
-/// The run-time verdict of one requested family (a requirement's
-/// alternatives: the best of them): "used", "executed", "token", "not
-/// triggered", "not in code", with the share of the work when measured.
-struct RunVerdict {
-  std::string verdict;
-  double share = -1;
-  bool credited() const { return verdict == "used" || verdict == "executed"; }
-};
-
-/// Requested family -> its run-time verdict, for the families the run
-/// measured (eval's `feature_counts`).
-std::map<std::string, RunVerdict> runVerdicts(const SampleRecord &r) {
-  std::map<std::string, RunVerdict> result;
-  if (!r.ran())
-    return result;
-  std::optional<json::Value> run = parseStoredJson(withFeatureCounts(r.runJson));
-  const json::Object *o = run ? run->getAsObject() : nullptr;
-  const json::Object *counts = o ? o->getObject("feature_counts") : nullptr;
-  if (!counts)
-    return result;
-  auto rank = [](llvm::StringRef v) {
-    return v == "used" ? 4 : v == "executed" ? 3 : v == "token" ? 2
-                         : v == "not triggered" ? 1 : 0;
-  };
-  for (auto &[family, used] : familiesUsed(r)) {
-    llvm::SmallVector<llvm::StringRef, 2> names;
-    llvm::StringRef(family).split(names, '|');
-    for (llvm::StringRef name : names) {
-      const json::Object *c = counts->getObject(name);
-      if (!c || c->getInteger("executed").value_or(-1) < 0)
-        continue;
-      RunVerdict v{c->getString("verdict").value_or("").str(),
-                   c->getNumber("share").value_or(-1)};
-      auto it = result.find(family);
-      if (it == result.end() || rank(v.verdict) > rank(it->second.verdict))
-        result[family] = v;
-    }
-  }
-  return result;
-}
-
 /// A requested family the run measured that did not do the task's share
 /// of the work (token, not triggered, not in code).
 bool runShortfall(const SampleRecord &r) {

@@ -154,6 +154,10 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
   if (!status)
     return finish("HARNESS_ERROR",
                   "ptxbench run wrote a result without a status");
-  record.runJson = StringRef(text).trim().str();
+  // The result names the file the code came from, not the temporary copy.
+  record.runJson =
+      solution == record.solutionPath
+          ? StringRef(text).trim().str()
+          : renameInJson(StringRef(text).trim(), solution, record.sourceName());
   finish(*status, "");
 }

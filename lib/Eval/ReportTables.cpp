@@ -70,7 +70,12 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
 
   for (const GroupStats &g : groups) {
     std::vector<std::string> row = groupCells(g);
-    row.push_back(std::to_string(g.samples));
+    // Samples asked for that have no row never came back (the run stopped
+    // on its budget, or was killed): the rates below do not count them.
+    row.push_back(
+        g.asked > g.sampleIds
+            ? llvm::formatv("{0} ({1} asked)", g.samples, g.asked).str()
+            : std::to_string(g.samples));
     row.push_back(formatRate(g.compiled, g.samples));
     bool ran = g.runAttempted > 0;
     row.push_back(ran ? formatRate(g.ranOk, g.samples) : "-");
@@ -192,8 +197,8 @@ Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
       splits.insert(s);
   }
   Table t{"", groupHeader, {}};
-  for (const char *h : {"samples", "compiled", "run_attempted", "ran_ok",
-                        "correct", "sass_checked"})
+  for (const char *h : {"samples", "asked", "compiled", "run_attempted",
+                        "ran_ok", "correct", "sass_checked"})
     t.header.push_back(h);
   for (const std::string &f : families) {
     t.header.push_back("used:" + f);
@@ -220,8 +225,10 @@ Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
   };
   for (const GroupStats &g : groups) {
     std::vector<std::string> row = groupCells(g);
-    for (unsigned v : {g.samples, g.compiled, g.runAttempted, g.ranOk,
-                       g.correct, g.sassChecked})
+    row.push_back(std::to_string(g.samples));
+    row.push_back(g.asked ? std::to_string(g.asked) : "");
+    for (unsigned v :
+         {g.compiled, g.runAttempted, g.ranOk, g.correct, g.sassChecked})
       row.push_back(std::to_string(v));
     for (const std::string &f : families) {
       row.push_back(g.used.count(f) ? get(g.used, f) : "");

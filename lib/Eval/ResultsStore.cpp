@@ -1,18 +1,19 @@
-//===- ResultsStore.cpp - The SQLite store of evaluated samples -----------===//
+//===- ResultsStore.cpp - The rows of the SQLite results store ------------===//
 //
-// Thin C++ over the sqlite3 C API: prepared statements with bound text, one
-// transaction per write, WAL journal so readers (a report while a sweep
-// runs) do not block the writer.
+// Thin C++ over the sqlite3 C API for the rows: prepared statements with
+// bound text, one transaction per write, the lookups eval and report make,
+// and merge. Opening, the schema and the file's integrity are in
+// ResultsStoreOpen.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Eval/ResultsStore.h"
 
+#include "SQLiteStatement.h"
+
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/FileSystem.h"
 
 #include <chrono>
-#include <sqlite3.h>
 
 using namespace ptxbench::eval;
 using llvm::Error;
@@ -21,59 +22,18 @@ using llvm::StringRef;
 
 namespace {
 
-constexpr const char *schemaSQL = R"sql(
-CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS samples (
-  id INTEGER PRIMARY KEY,
-  model TEXT NOT NULL,
-  context TEXT NOT NULL,
-  task TEXT NOT NULL,
-  sample_id TEXT NOT NULL,
-  turn INTEGER NOT NULL,
-  solution_path TEXT NOT NULL DEFAULT '',
-  language TEXT NOT NULL DEFAULT '',
-  code TEXT NOT NULL DEFAULT '',
-  canonical_hash TEXT NOT NULL DEFAULT '',
-  arch TEXT NOT NULL DEFAULT '',
-  shapes TEXT NOT NULL DEFAULT '',
-  status TEXT NOT NULL,
-  run_status TEXT NOT NULL DEFAULT '',
-  static_json TEXT NOT NULL DEFAULT '',
-  diagnostics_json TEXT NOT NULL DEFAULT '',
-  error TEXT NOT NULL DEFAULT '',
-  run_json TEXT NOT NULL DEFAULT '',
-  reused_from TEXT NOT NULL DEFAULT '',
-  static_seconds REAL NOT NULL DEFAULT 0,
-  run_seconds REAL NOT NULL DEFAULT 0,
-  environment_json TEXT NOT NULL DEFAULT '',
-  recorded_at INTEGER NOT NULL,
-  UNIQUE (model, context, task, sample_id, turn)
-);
-CREATE INDEX IF NOT EXISTS samples_by_hash
-  ON samples (canonical_hash, task, arch, shapes);
-)sql";
-
 /// The columns after `id`, in the order of SampleRecord's fields.
 constexpr const char *columns =
     "model, context, task, sample_id, turn, solution_path, language, code, "
     "canonical_hash, arch, shapes, status, run_status, static_json, "
-    "diagnostics_json, error, run_json, reused_from, static_seconds, "
-    "run_seconds, environment_json, recorded_at";
-
-/// A prepared statement, finalized on scope exit.
-struct Statement {
-  sqlite3_stmt *stmt = nullptr;
-  ~Statement() { sqlite3_finalize(stmt); }
-  void text(int i, StringRef s) {
-    sqlite3_bind_text(stmt, i, s.data(), int(s.size()), SQLITE_TRANSIENT);
-  }
-  std::string column(int i) {
-    const unsigned char *t = sqlite3_column_text(stmt, i);
-    return t ? std::string(reinterpret_cast<const char *>(t),
-                           sqlite3_column_bytes(stmt, i))
-             : std::string();
-  }
-};
+    "diagnostics_json, error, run_json, reused_from, reuse_key, "
+    "static_seconds, run_seconds, environment_json, recorded_at";
+/// The same for a version-1 store, which has no reuse_key.
+constexpr const char *columnsV1 =
+    "model, context, task, sample_id, turn, solution_path, language, code, "
+    "canonical_hash, arch, shapes, status, run_status, static_json, "
+    "diagnostics_json, error, run_json, reused_from, '' AS reuse_key, "
+    "static_seconds, run_seconds, environment_json, recorded_at";
 
 int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -103,6 +63,7 @@ SampleRecord readRow(Statement &s) {
   r.error = s.column(c++);
   r.runJson = s.column(c++);
   r.reusedFrom = s.column(c++);
+  r.reuseKey = s.column(c++);
   r.staticSeconds = sqlite3_column_double(s.stmt, c++);
   r.runSeconds = sqlite3_column_double(s.stmt, c++);
   r.environmentJson = s.column(c++);
@@ -111,55 +72,6 @@ SampleRecord readRow(Statement &s) {
 }
 
 } // namespace
-
-Expected<std::unique_ptr<ResultsStore>> ResultsStore::open(StringRef path,
-                                                           bool create) {
-  if (!create && !llvm::sys::fs::exists(path))
-    return llvm::createStringError("results store '" + path +
-                                   "' does not exist");
-  sqlite3 *db = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-              (create ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2(path.str().c_str(), &db, flags, nullptr) != SQLITE_OK) {
-    std::string why = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return llvm::createStringError("cannot open results store '" + path +
-                                   "': " + why);
-  }
-  std::unique_ptr<ResultsStore> store(new ResultsStore(db, path.str()));
-  sqlite3_busy_timeout(db, 10000);
-  // WAL: a committed transaction survives a crash of this process; readers
-  // do not block the writer.
-  if (Error e = store->exec("PRAGMA journal_mode=WAL; "
-                            "PRAGMA synchronous=NORMAL;"))
-    return std::move(e);
-  if (Error e = store->exec(std::string("BEGIN IMMEDIATE;") + schemaSQL))
-    return std::move(e);
-  Statement s;
-  sqlite3_prepare_v2(db, "SELECT version FROM schema_version", -1, &s.stmt,
-                     nullptr);
-  int version = -1;
-  if (s.stmt && sqlite3_step(s.stmt) == SQLITE_ROW)
-    version = sqlite3_column_int(s.stmt, 0);
-  Error result = Error::success();
-  if (version == -1)
-    result = store->exec("INSERT INTO schema_version VALUES (" +
-                         std::to_string(schemaVersion) + ")");
-  else if (version != schemaVersion)
-    result = llvm::createStringError(
-        "results store '" + path + "' has schema version " +
-        std::to_string(version) + "; this ptxbench reads version " +
-        std::to_string(schemaVersion));
-  if (result) {
-    llvm::consumeError(store->exec("ROLLBACK"));
-    return std::move(result);
-  }
-  if (Error e = store->exec("COMMIT"))
-    return std::move(e);
-  return std::move(store);
-}
-
-ResultsStore::~ResultsStore() { sqlite3_close(db); }
 
 Error ResultsStore::error(const llvm::Twine &what) {
   return llvm::createStringError("results store '" + filePath + "': " + what +
@@ -180,10 +92,13 @@ Error ResultsStore::exec(StringRef sql) {
 }
 
 Error ResultsStore::putLocked(const SampleRecord &r) {
-  Statement s;
+  if (mode == Mode::Read)
+    return llvm::createStringError("results store '" + filePath +
+                                   "' is open for reading only");
   std::string sql = std::string("INSERT OR REPLACE INTO samples (") + columns +
-                    ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK)
+                    ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  Statement s(db, sql);
+  if (!s.ok())
     return error("cannot prepare insert");
   int c = 1;
   s.text(c++, r.key.model);
@@ -193,8 +108,8 @@ Error ResultsStore::putLocked(const SampleRecord &r) {
   sqlite3_bind_int64(s.stmt, c++, r.key.turn);
   for (const std::string *field :
        {&r.solutionPath, &r.language, &r.code, &r.canonicalHash, &r.arch,
-        &r.shapes, &r.status, &r.runStatus, &r.staticJson,
-        &r.diagnosticsJson, &r.error, &r.runJson, &r.reusedFrom})
+        &r.shapes, &r.status, &r.runStatus, &r.staticJson, &r.diagnosticsJson,
+        &r.error, &r.runJson, &r.reusedFrom, &r.reuseKey})
     s.text(c++, *field);
   sqlite3_bind_double(s.stmt, c++, r.staticSeconds);
   sqlite3_bind_double(s.stmt, c++, r.runSeconds);
@@ -214,10 +129,11 @@ Error ResultsStore::put(const SampleRecord &record) {
 Expected<std::vector<SampleRecord>>
 ResultsStore::query(StringRef where, llvm::ArrayRef<std::string> args) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
-  Statement s;
-  std::string sql = std::string("SELECT id, ") + columns + " FROM samples " +
+  std::string sql = std::string("SELECT id, ") +
+                    (version == 1 ? columnsV1 : columns) + " FROM samples " +
                     where.str();
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK)
+  Statement s(db, sql);
+  if (!s.ok())
     return error("cannot query");
   for (auto [i, arg] : llvm::enumerate(args))
     s.text(int(i) + 1, arg);
@@ -255,22 +171,67 @@ Expected<std::optional<SampleRecord>> ResultsStore::byId(int64_t id) {
 }
 
 Expected<std::optional<SampleRecord>>
-ResultsStore::findByHash(StringRef hash, StringRef task, StringRef arch,
-                         StringRef shapes, bool needRun) {
-  return first(query(std::string("WHERE canonical_hash=? AND task=? AND "
-                                 "arch=? AND shapes=? AND reused_from='' ") +
-                         (needRun ? "AND run_status<>'' " : "") +
-                         "ORDER BY recorded_at, id LIMIT 1",
-                     {hash.str(), task.str(), arch.str(), shapes.str()}));
+ResultsStore::findReusable(StringRef reuseKey) {
+  if (reuseKey.empty() || version == 1)
+    return std::nullopt;
+  auto rows = query("WHERE reuse_key=? AND reused_from='' AND run_status<>'' "
+                    "ORDER BY recorded_at, id",
+                    {reuseKey.str()});
+  if (!rows)
+    return rows.takeError();
+  for (SampleRecord &row : *rows)
+    if (reusableRun(row.runStatus))
+      return std::move(row);
+  return std::nullopt;
+}
+
+Error ResultsStore::putRequested(const Requested &r) {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  if (mode == Mode::Read)
+    return llvm::createStringError("results store '" + filePath +
+                                   "' is open for reading only");
+  Statement s(db, "INSERT INTO requested VALUES (?,?,?,?,?) ON CONFLICT DO "
+                  "UPDATE SET samples=max(samples, excluded.samples)");
+  if (!s.ok())
+    return error("cannot prepare insert");
+  s.text(1, r.model);
+  s.text(2, r.context);
+  s.text(3, r.task);
+  s.text(4, r.arch);
+  sqlite3_bind_int64(s.stmt, 5, r.samples);
+  if (sqlite3_step(s.stmt) != SQLITE_DONE)
+    return error("cannot record what was requested");
+  return Error::success();
+}
+
+Expected<std::vector<ResultsStore::Requested>> ResultsStore::requested() {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  std::vector<Requested> rows;
+  if (version == 1)
+    return rows;
+  Statement s(db, "SELECT model, context, task, arch, samples FROM requested "
+                  "ORDER BY model, context, task, arch");
+  if (!s.ok())
+    return error("cannot query");
+  int rc;
+  while ((rc = sqlite3_step(s.stmt)) == SQLITE_ROW)
+    rows.push_back({s.column(0), s.column(1), s.column(2), s.column(3),
+                    unsigned(sqlite3_column_int64(s.stmt, 4))});
+  if (rc != SQLITE_DONE)
+    return error("cannot read what was requested");
+  return rows;
 }
 
 Expected<ResultsStore::MergeStats> ResultsStore::merge(StringRef otherPath) {
-  auto other = open(otherPath, /*create=*/false);
+  auto other = open(otherPath, Mode::Read);
   if (!other)
     return other.takeError();
   auto rows = (*other)->all();
   if (!rows)
     return rows.takeError();
+  auto requests = (*other)->requested();
+  if (!requests)
+    return requests.takeError();
   std::lock_guard<std::recursive_mutex> lock(mutex);
   if (Error e = exec("BEGIN IMMEDIATE"))
     return std::move(e);
@@ -291,6 +252,11 @@ Expected<ResultsStore::MergeStats> ResultsStore::merge(StringRef otherPath) {
       return std::move(e);
     }
   }
+  for (const Requested &r : *requests)
+    if (Error e = putRequested(r)) {
+      llvm::consumeError(exec("ROLLBACK"));
+      return std::move(e);
+    }
   if (Error e = exec("COMMIT"))
     return std::move(e);
   return stats;

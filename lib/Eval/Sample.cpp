@@ -2,8 +2,11 @@
 
 #include "ptxbench/Eval/Sample.h"
 
+#include "ptxbench/Runtime/Result.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace ptxbench::eval;
 
@@ -25,6 +28,42 @@ bool SampleKey::parse(llvm::StringRef text, SampleKey &key) {
     return false;
   key = {parts[0].str(), parts[1].str(), parts[2].str(), parts[3].str(), turn};
   return true;
+}
+
+std::string SampleRecord::sourceName() const {
+  llvm::StringRef path = solutionPath;
+  if (path.empty())
+    return key.str();
+  if (path.ends_with(".md"))
+    return (path.drop_back(3) + "." + language).str();
+  return path.str();
+}
+
+/// `text` as it appears inside a JSON string.
+static std::string jsonEscaped(llvm::StringRef text) {
+  std::string quoted = llvm::formatv("{0}", llvm::json::Value(text)).str();
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+std::string ptxbench::eval::renameInJson(llvm::StringRef json,
+                                         llvm::StringRef from,
+                                         llvm::StringRef to) {
+  if (from.empty() || from == to)
+    return json.str();
+  std::string a = jsonEscaped(from), b = jsonEscaped(to), out;
+  for (size_t at; (at = json.find(a)) != llvm::StringRef::npos;) {
+    out += json.take_front(at);
+    out += b;
+    json = json.drop_front(at + a.size());
+  }
+  return out + json.str();
+}
+
+bool ptxbench::eval::reusableRun(llvm::StringRef runStatus) {
+  using runtime::Status;
+  std::optional<Status> status = runtime::parseStatus(runStatus);
+  return status && *status != Status::PlanError &&
+         *status != Status::CompileError && *status != Status::HarnessError;
 }
 
 std::optional<llvm::json::Value>

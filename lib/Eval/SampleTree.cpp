@@ -65,6 +65,8 @@ Error readSampleDir(StringRef dir, SampleInput &input) {
   }
   if (std::string response = join(dir, "response.md"); fs::exists(response))
     input.responsePath = response;
+  if (std::string gen = join(dir, "generation.json"); fs::exists(gen))
+    input.generationPath = gen;
   std::string turnFile = join(dir, "turn");
   if (!fs::exists(turnFile))
     return Error::success();

@@ -75,7 +75,8 @@ void ptxbench::eval::printSample(const SampleRecord &r,
   if (!r.canonicalHash.empty())
     os << "canonical hash: " << r.canonicalHash << "\n";
   if (!r.reusedFrom.empty())
-    os << "result reused from identical sample " << r.reusedFrom << "\n";
+    os << "run reused from " << r.reusedFrom
+       << " (the same kernels, launch plan, task and settings)\n";
   if (std::optional<json::Value> report = parseStoredJson(r.staticJson))
     if (const json::Object *o = report->getAsObject()) {
       os << "verdict: " << o->getString("verdict").value_or("?");

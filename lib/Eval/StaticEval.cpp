@@ -34,6 +34,22 @@ struct StaticEvaluator::Impl {
 StaticEvaluator::StaticEvaluator() : impl(std::make_unique<Impl>()) {}
 StaticEvaluator::~StaticEvaluator() = default;
 
+/// The error `ptxbench generate` recorded in generation.json for a request
+/// that failed; empty when there is none.
+static std::string generationError(StringRef path) {
+  if (path.empty())
+    return "";
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return "";
+  std::optional<llvm::json::Value> gen =
+      parseStoredJson((*buffer)->getBuffer());
+  const llvm::json::Object *o = gen ? gen->getAsObject() : nullptr;
+  if (!o || o->getString("status").value_or("") == "ok")
+    return "";
+  return o->getString("error").value_or("no reason recorded").str();
+}
+
 bool ptxbench::eval::loadSolution(const SampleInput &input,
                                   SampleRecord &record) {
   if (!input.solutionPath.empty()) {
@@ -54,6 +70,8 @@ bool ptxbench::eval::loadSolution(const SampleInput &input,
     record.status = status::NoSolution;
     record.error = "'" + input.dir +
                    "' holds no solution.cu, solution.ptx or response.md";
+    if (std::string why = generationError(input.generationPath); !why.empty())
+      record.error += ": the request for it failed: " + why;
     return false;
   }
   auto buffer = llvm::MemoryBuffer::getFile(input.responsePath);
@@ -79,11 +97,7 @@ bool StaticEvaluator::prepare(SampleRecord &record,
                               const StaticOptions &options) {
   Impl &s = *impl;
   s.module = nullptr;
-  std::string name = record.solutionPath.empty()
-                         ? record.key.str()
-                         : std::string(record.solutionPath);
-  if (StringRef(name).ends_with(".md"))
-    name = (StringRef(name).drop_back(3) + "." + record.language).str();
+  std::string name = record.sourceName();
   s.ptxName = record.language == "cu" ? name + ".ptx" : name;
   if (record.language == "cu") {
     toolchain::CompiledSource compiled = toolchain::compileCUDA(

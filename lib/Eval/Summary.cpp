@@ -2,6 +2,8 @@
 
 #include "ptxbench/Eval/Summary.h"
 
+#include "ptxbench/ISA/ISA.h"
+
 #include "llvm/Support/JSON.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -129,14 +131,80 @@ std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
   return llvm::formatv("{0}", *run).str();
 }
 
+/// The family names of a requirement: its alternatives ("bulk_copy|tma"),
+/// or the name itself when the ISA table does not know it.
+static std::vector<std::string> alternatives(llvm::StringRef requirement) {
+  std::vector<std::string> names;
+  if (auto families = ptxbench::isa::familiesOfRequirement(requirement))
+    for (ptxbench::isa::Family f : *families)
+      names.push_back(ptxbench::isa::familyName(f).str());
+  else
+    names.push_back(requirement.str());
+  return names;
+}
+
+std::map<std::string, RunVerdict>
+ptxbench::eval::runVerdicts(const SampleRecord &r) {
+  std::map<std::string, RunVerdict> result;
+  if (!r.ran())
+    return result;
+  std::optional<json::Value> run =
+      parseStoredJson(withFeatureCounts(r.runJson));
+  const json::Object *o = run ? run->getAsObject() : nullptr;
+  const json::Object *counts = o ? o->getObject("feature_counts") : nullptr;
+  if (!counts)
+    return result;
+  auto rank = [](llvm::StringRef v) {
+    return v == "used"            ? 4
+           : v == "executed"      ? 3
+           : v == "token"         ? 2
+           : v == "not triggered" ? 1
+                                  : 0;
+  };
+  for (auto &[requirement, used] : familiesUsed(r))
+    for (const std::string &name : alternatives(requirement)) {
+      const json::Object *c = counts->getObject(name);
+      if (!c || c->getInteger("executed").value_or(-1) < 0)
+        continue;
+      RunVerdict v{c->getString("verdict").value_or("").str(),
+                   c->getNumber("share").value_or(-1)};
+      auto it = result.find(requirement);
+      if (it == result.end() || rank(v.verdict) > rank(it->second.verdict))
+        result[requirement] = v;
+    }
+  return result;
+}
+
+bool ptxbench::eval::solved(const SampleRecord &r) {
+  if (r.runStatus != "PASSED")
+    return false;
+  std::optional<json::Value> run = parseStoredJson(r.runJson);
+  const json::Object *o = run ? run->getAsObject() : nullptr;
+  const json::Array *workloads = o ? o->getArray("workloads") : nullptr;
+  if (!workloads || workloads->empty())
+    return false;
+  for (const json::Value &w : *workloads)
+    if (!w.getAsObject() ||
+        w.getAsObject()->getString("status").value_or("") != "PASSED")
+      return false;
+  std::map<std::string, bool> requested = familiesUsed(r);
+  std::map<std::string, RunVerdict> verdicts = runVerdicts(r);
+  if (requested.empty())
+    return false;
+  for (auto &[requirement, used] : requested) {
+    auto it = verdicts.find(requirement);
+    if (it == verdicts.end() || !it->second.credited())
+      return false;
+  }
+  return fallbackKinds(r).empty();
+}
+
 const ExecutedStats *
 ptxbench::eval::executedStats(const GroupStats &g,
                               llvm::StringRef requirement) {
-  llvm::SmallVector<llvm::StringRef, 2> names;
-  requirement.split(names, '|');
   const ExecutedStats *best = nullptr;
-  for (llvm::StringRef name : names) {
-    auto it = g.executed.find(name.str());
+  for (const std::string &name : alternatives(requirement)) {
+    auto it = g.executed.find(name);
     if (it == g.executed.end() || !it->second.measured)
       continue;
     if (!best || it->second.used > best->used ||
@@ -218,10 +286,22 @@ static void addRun(const json::Object &run, GroupStats &group) {
 }
 
 std::vector<GroupStats>
-ptxbench::eval::summarize(const std::vector<SampleRecord> &records) {
+ptxbench::eval::summarize(const std::vector<SampleRecord> &records,
+                          llvm::ArrayRef<ResultsStore::Requested> requested) {
   std::map<std::tuple<std::string, std::string, std::string, std::string>,
            GroupStats>
       groups;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>,
+           std::set<std::string>>
+      ids;
+  for (const ResultsStore::Requested &q : requested) {
+    GroupStats &g = groups[{q.model, q.context, q.task, q.arch}];
+    g.model = q.model;
+    g.context = q.context;
+    g.task = q.task;
+    g.arch = q.arch;
+    g.asked = std::max(g.asked, q.samples);
+  }
   for (const SampleRecord &r : records) {
     GroupStats &g =
         groups[{r.key.model, r.key.context, r.key.task, r.arch}];
@@ -230,6 +310,9 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records) {
     g.task = r.key.task;
     g.arch = r.arch;
     ++g.samples;
+    std::set<std::string> &seen =
+        ids[{r.key.model, r.key.context, r.key.task, r.arch}];
+    g.sampleIds += seen.insert(r.key.sampleId).second;
     ++g.statuses[r.ran() ? r.runStatus : r.status];
     std::optional<json::Value> report = parseStoredJson(r.staticJson);
     const json::Object *o = report ? report->getAsObject() : nullptr;

@@ -1,9 +1,13 @@
 //===- Sweep.cpp - Evaluate a tree of samples into the store --------------===//
 //
-// Worker threads take samples from a shared index. Identical code is
-// evaluated once: the first worker to reach a canonical hash owns a slot
-// the others wait on (the owner never waits, so this cannot deadlock).
-// GPUs are handed out from a pool, one run per GPU at a time.
+// Worker threads take samples from a shared index. A run is shared only
+// between samples that would run identically: the same reuse key (the
+// canonical kernels, the normalized launch plan, the task file, arch,
+// shapes and harness settings). The first worker to reach a key owns a
+// slot the others wait on (the owner never waits, so this cannot deadlock);
+// a result that cannot stand for another sample (reusableRun()) sends each
+// waiter to run its own. GPUs are handed out from a pool, one run per GPU
+// at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +18,7 @@
 #include "ptxbench/Eval/StaticEval.h"
 #include "ptxbench/Eval/Summary.h"
 #include "ptxbench/ISA/ISA.h"
+#include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Toolchain/Assembler.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
@@ -22,12 +27,14 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
 
 #include <atomic>
 #include <chrono>
@@ -53,6 +60,8 @@ struct TaskInfo {
   bool f32Accumulate = false;
   /// The held-out workloads' names (the rest are dev).
   std::set<std::string> heldout;
+  /// SHA-256 of task.json, part of every reuse key.
+  std::string fileHash;
   std::string error;
 };
 
@@ -145,11 +154,19 @@ std::string hostName() {
   return name;
 }
 
-/// Copies the GPU run of code with the same canonical hash onto `record`.
+/// Copies the run of a sample with the same reuse key onto `record`, told
+/// of `record`'s own file, as its own run would have been.
 void copyRun(SampleRecord &record, const SampleRecord &from) {
   record.runStatus = from.runStatus;
-  record.runJson = from.runJson;
+  record.runJson =
+      renameInJson(from.runJson, from.sourceName(), record.sourceName());
   record.environmentJson = from.environmentJson;
+  record.reusedFrom = from.key.str();
+}
+
+std::string sha256Hex(StringRef text) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
+                     /*LowerCase=*/true);
 }
 
 /// The sweep's environment plus the GPU slot and the device the run named.
@@ -194,6 +211,33 @@ std::string withSplits(llvm::StringRef runJson,
 
 } // namespace
 
+/// Modification time of `file` in Unix milliseconds; 0 when it is missing.
+static int64_t modifiedMs(StringRef file) {
+  llvm::sys::fs::file_status status;
+  if (file.empty() || llvm::sys::fs::status(file, status))
+    return 0;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             status.getLastModificationTime().time_since_epoch())
+      .count();
+}
+
+bool ptxbench::eval::isCurrent(const SampleRecord &row,
+                               const SampleInput &input,
+                               const SweepOptions &options) {
+  if (row.arch != options.arch || row.shapes != options.shapes)
+    return false;
+  // No answer then is no verdict now: the answer may have come since.
+  if (row.status == status::NoSolution || row.status == status::ExtractError)
+    return false;
+  // The answer on disk was written after the row.
+  for (StringRef file :
+       {StringRef(input.solutionPath), StringRef(input.responsePath)})
+    if (modifiedMs(file) > row.recordedAtMs)
+      return false;
+  // A run result is wanted, unless static-only or it never got to run.
+  return options.staticOnly || !row.analyzed() || row.ran();
+}
+
 llvm::json::Object ptxbench::eval::toolchainVersions() {
   llvm::json::Object versions{{"llvm", LLVM_VERSION_STRING}};
   if (std::string nvrtc = toolchain::nvrtcVersion(); !nvrtc.empty())
@@ -223,6 +267,19 @@ llvm::json::Object ptxbench::eval::toolchainVersions() {
   return versions;
 }
 
+std::string ptxbench::eval::reuseKey(StringRef canonicalHash,
+                                     StringRef normalizedPlan,
+                                     StringRef taskHash,
+                                     const SweepOptions &options) {
+  return sha256Hex(
+      llvm::formatv("ptxbench reuse key 1\nkernels {0}\nplan\n{1}task {2}\n"
+                    "arch {3}\nshapes {4}\ntimeout {5}\ncompile-timeout {6}\n",
+                    canonicalHash, normalizedPlan, taskHash, options.arch,
+                    options.shapes, options.runTimeoutSeconds,
+                    options.compileTimeoutSeconds)
+          .str());
+}
+
 llvm::Expected<SweepStats>
 ptxbench::eval::runSweep(ResultsStore &store,
                          const std::vector<SampleInput> &samples,
@@ -250,18 +307,14 @@ ptxbench::eval::runSweep(ResultsStore &store,
   for (const SampleRecord &r : recorded)
     byKey[r.key] = &r;
 
-  // What is left: in the shard, and not recorded for this arch and shapes
-  // (with a run result, unless static-only or it never got to run).
+  // What is left: in the shard, and not recorded as it is on disk now.
   std::vector<const SampleInput *> pending;
   for (const SampleInput &s : samples) {
     if (!inShard(s.key, options.shard))
       continue;
     ++stats.inShard;
     auto it = byKey.find(s.key);
-    if (it != byKey.end() && it->second->arch == options.arch &&
-        it->second->shapes == options.shapes &&
-        (options.staticOnly || !it->second->analyzed() ||
-         it->second->ran())) {
+    if (it != byKey.end() && isCurrent(*it->second, s, options)) {
       ++stats.skipped;
       continue;
     }
@@ -277,6 +330,10 @@ ptxbench::eval::runSweep(ResultsStore &store,
     llvm::SmallString<256> dir(options.tasksDir);
     llvm::sys::path::append(dir, s->key.task);
     info.dir = std::string(dir);
+    llvm::SmallString<256> file(dir);
+    llvm::sys::path::append(file, "task.json");
+    if (auto buffer = llvm::MemoryBuffer::getFile(file))
+      info.fileHash = sha256Hex((*buffer)->getBuffer());
     auto task = runtime::loadTask(dir);
     if (!task) {
       info.error = toString(task.takeError());
@@ -358,28 +415,37 @@ ptxbench::eval::runSweep(ResultsStore &store,
       return commit();
 
     // Every sample is analyzed itself: the findings name its file and
-    // lines. Code of a task with the same canonical hash (the same text, or
-    // one with a comment more or a register renamed) shares one GPU run.
+    // lines.
     evaluator.analyze(record, staticOptions);
     if (options.staticOnly)
       return commit();
-    auto stored = store.findByHash(record.canonicalHash, input.key.task,
-                                   options.arch, options.shapes,
-                                   /*needRun=*/true);
-    if (!stored)
-      llvm::consumeError(stored.takeError());
-    if (stored && *stored) {
-      copyRun(record, **stored);
-      record.reusedFrom = (*stored)->key.str();
-      return commit();
-    }
-    auto [slot, owner] =
-        runs.claim(input.key.task + "\n" + record.canonicalHash);
-    if (!owner) {
-      const Slot &done = SharedRuns::wait(*slot);
-      copyRun(record, done.result);
-      record.reusedFrom = done.result.key.str();
-      return commit();
+    // A run is shared only with samples that would run the same way: the
+    // same reuse key. Without a plan that parses there is none.
+    if (auto plan = runtime::parseLaunchPlan(record.code, record.sourceName()))
+      record.reuseKey =
+          reuseKey(record.canonicalHash, runtime::normalizedPlan(*plan),
+                   task.fileHash, options);
+    else
+      llvm::consumeError(plan.takeError());
+    std::shared_ptr<Slot> slot;
+    if (!record.reuseKey.empty()) {
+      auto stored = store.findReusable(record.reuseKey);
+      if (!stored)
+        llvm::consumeError(stored.takeError());
+      if (stored && *stored) {
+        copyRun(record, **stored);
+        return commit();
+      }
+      auto [claimed, owner] = runs.claim(record.reuseKey);
+      if (!owner) {
+        const Slot &done = SharedRuns::wait(*claimed);
+        if (reusableRun(done.result.runStatus)) {
+          copyRun(record, done.result);
+          return commit();
+        }
+      } else {
+        slot = claimed;
+      }
     }
     GpuRunOptions run;
     run.tool = options.tool;
@@ -393,7 +459,8 @@ ptxbench::eval::runSweep(ResultsStore &store,
     record.runJson = withFeatureCounts(withSplits(record.runJson, task.heldout));
     record.environmentJson =
         environmentWith(environment, run.gpu, record.runJson);
-    SharedRuns::publish(*slot, record);
+    if (slot)
+      SharedRuns::publish(*slot, record);
     commit();
   };
 

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 using namespace ptxbench::runtime;
@@ -340,4 +341,59 @@ Expected<int64_t> Expr::evaluate(const Bindings &bindings) const {
   if (!node)
     return createStringError(inconvertibleErrorCode(), "empty expression");
   return eval(*node, bindings);
+}
+
+/// Prefix form with every operator and function spelled out, so spacing and
+/// redundant parentheses do not show: `(ceildiv N 128)`.
+static void printCanonical(const Expr::Node &n, raw_ostream &os) {
+  switch (n.kind) {
+  case Expr::Kind::Int:
+    os << n.value;
+    return;
+  case Expr::Kind::Name:
+    os << n.name;
+    return;
+  default:
+    break;
+  }
+  auto name = [](Expr::Kind kind) -> StringRef {
+    switch (kind) {
+    case Expr::Kind::Neg:
+      return "neg";
+    case Expr::Kind::Add:
+      return "+";
+    case Expr::Kind::Sub:
+      return "-";
+    case Expr::Kind::Mul:
+      return "*";
+    case Expr::Kind::Div:
+      return "/";
+    case Expr::Kind::Mod:
+      return "%";
+    case Expr::Kind::CeilDiv:
+      return "ceildiv";
+    case Expr::Kind::Min:
+      return "min";
+    case Expr::Kind::Max:
+      return "max";
+    case Expr::Kind::Int:
+    case Expr::Kind::Name:
+      break;
+    }
+    llvm_unreachable("leaves are printed above");
+  };
+  os << '(' << name(n.kind);
+  for (const auto &op : n.operands) {
+    os << ' ';
+    printCanonical(*op, os);
+  }
+  os << ')';
+}
+
+std::string Expr::canonical() const {
+  std::string out;
+  raw_string_ostream os(out);
+  if (node)
+    printCanonical(*node, os);
+  return out;
 }

@@ -64,7 +64,7 @@ int fail(const Twine &message) {
 }
 
 int runFixit() {
-  auto store = eval::ResultsStore::open(dbPath, /*create=*/false);
+  auto store = eval::ResultsStore::open(dbPath, eval::ResultsStore::Mode::Read);
   if (!store)
     return fail(toString(store.takeError()));
   auto records = (*store)->all();

@@ -24,7 +24,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 
-#include <set>
+#include <map>
 
 using namespace llvm;
 using namespace ptxbench;
@@ -133,6 +133,24 @@ std::vector<std::string> allTasks(StringRef dir) {
   return names;
 }
 
+/// `values` without repeats, in order of first appearance; a repeat would
+/// send several paid requests for one sample folder, each overwriting the
+/// last, so each is dropped with a note.
+std::vector<std::string> withoutRepeats(const cl::list<std::string> &values,
+                                        StringRef flag) {
+  std::vector<std::string> out;
+  std::map<std::string, unsigned> seen;
+  for (const std::string &v : values)
+    if (seen[v]++ == 0)
+      out.push_back(v);
+  for (const std::string &v : out)
+    if (seen[v] > 1)
+      WithColor::warning(errs(), "ptxbench generate")
+          << "--" << flag << " " << v << " is given " << seen[v]
+          << " times; it is asked for once\n";
+  return out;
+}
+
 int runGenerate() {
   client::GenerateOptions options;
   options.tasksDir = genTasksDir;
@@ -155,24 +173,22 @@ int runGenerate() {
   }
   if (!known.count("corpus"))
     known["corpus"] = client::builtinCorpusModel();
-  std::set<std::string> seen;
-  for (const std::string &name : modelNames) {
+  for (const std::string &name : withoutRepeats(modelNames, "model")) {
     auto it = known.find(name);
     if (it == known.end())
       return fail("unknown model '" + name + "'" +
                   (modelsFile.empty()
                        ? std::string(" (no --models file; built in: corpus)")
                        : " (not in " + modelsFile + ")"));
-    if (seen.insert(name).second)
-      options.models.push_back(it->second);
+    options.models.push_back(it->second);
   }
 
-  options.tasks.assign(taskNames.begin(), taskNames.end());
+  options.tasks = withoutRepeats(taskNames, "task");
   if (options.tasks.empty())
     options.tasks = allTasks(genTasksDir);
   if (options.tasks.empty())
     return fail("no tasks under '" + genTasksDir + "'");
-  options.contexts.assign(contexts.begin(), contexts.end());
+  options.contexts = withoutRepeats(contexts, "context");
   if (options.contexts.empty())
     options.contexts = {"brief"};
   options.samples = samples;

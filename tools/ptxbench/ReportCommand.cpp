@@ -70,7 +70,7 @@ int fail(const Twine &message) {
 }
 
 int runReport() {
-  auto store = eval::ResultsStore::open(dbPath, /*create=*/false);
+  auto store = eval::ResultsStore::open(dbPath, eval::ResultsStore::Mode::Read);
   if (!store)
     return fail(toString(store.takeError()));
   std::string errorMessage;
@@ -127,7 +127,10 @@ int runReport() {
   if (!compare.empty() && format == Format::CSV)
     return fail("--compare prints Markdown or HTML tables, not CSV");
 
-  std::vector<eval::GroupStats> groups = eval::summarize(*records);
+  auto requested = (*store)->requested();
+  if (!requested)
+    return fail(toString(requested.takeError()));
+  std::vector<eval::GroupStats> groups = eval::summarize(*records, *requested);
   if (!compare.empty()) {
     eval::CompareOptions options;
     options.models.assign(compare.begin(), compare.end());

@@ -2,7 +2,8 @@
 //
 // What `ptxbench generate` does between turns: evaluate the answer as
 // `ptxbench eval` does (lib/Eval's sweep, recorded in the store), decide
-// whether the sample is finished, and render the next user message with
+// whether the sample is finished (eval::solved, the reading of alternatives
+// and credit the report and fixit share), and render the next user message with
 // renderFeedback (the text of `ptxbench feedback`).
 //
 //===----------------------------------------------------------------------===//
@@ -36,10 +37,6 @@ TurnVerdict evaluateTurn(eval::ResultsStore &store,
 /// did not compile (or was only analyzed); the extraction error when the
 /// answer had no usable code.
 std::string turnFeedback(const eval::SampleRecord &record);
-
-/// Whether a recorded turn is finished: it passed every workload, every
-/// requested family executed, and the analysis found no fallback.
-bool turnSolved(llvm::StringRef runJson, llvm::StringRef staticJson);
 
 } // namespace ptxbench::client
 

@@ -1,11 +1,17 @@
 //===- ResultsStore.h - The SQLite store of evaluated samples ---*- C++ -*-===//
 //
-// One SQLite file per sweep (or per shard of one): a `schema_version` table
-// and a `samples` table with one row per (model, context, task, sample_id,
-// turn); docs/eval.md documents the columns. Every write is its own
-// transaction in WAL mode, so a crash or Ctrl-C loses nothing already
-// recorded and the next run resumes. A store is safe to use from several
-// threads (calls are serialized).
+// One SQLite file per sweep (or per shard of one): ptxbench's marker in the
+// header (`PRAGMA application_id`), a `schema_version` table, a `store_state`
+// table, a `requested` table (what `generate` was asked for) and a `samples`
+// table with one row per (model, context, task, sample_id, turn);
+// docs/eval.md documents the columns. Every write is its
+// own transaction in WAL mode, so a crash or Ctrl-C loses nothing already
+// recorded and the next run resumes. The log is checkpointed into the file
+// when a writer opens it and when it closes, so a closed store is one
+// self-contained file; a copy made without its `-wal` while rows were still
+// in the log is recognized and refused. One process writes a store at a
+// time (a lock on `<file>-lock`; a second writer waits and says for whom).
+// A store is safe to use from several threads (calls are serialized).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +21,7 @@
 #include "ptxbench/Eval/Sample.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 #include <mutex>
@@ -27,14 +34,28 @@ namespace ptxbench::eval {
 
 class ResultsStore {
 public:
-  /// The schema this build reads and writes.
-  static constexpr int schemaVersion = 1;
+  /// The schema this build writes; it also reads version 1 (no reuse keys).
+  static constexpr int schemaVersion = 2;
+  /// `PRAGMA application_id` of a ptxbench store ("PTXB").
+  static constexpr int applicationId = 0x50545842;
 
-  /// Opens (and with `create`, creates) the store at `path`. Errors name the
-  /// file: a missing file without `create`, a file that is not SQLite, a
-  /// schema of another version.
+  enum class Mode {
+    /// Read and write; the file is created when missing.
+    Create,
+    /// Read and write an existing store.
+    Write,
+    /// Read only: no lock, no schema change, nothing written.
+    Read,
+  };
+
+  /// Opens the store at `path`. Errors name the file: a missing file
+  /// (except with Create), a file that is not SQLite, a SQLite database
+  /// without ptxbench's marker, a schema of another version, a store whose
+  /// rows are in a `-wal` that is not beside it (Read). Notes for the user
+  /// (a writer being waited for, a store repaired by a resume) go to `log`.
   static llvm::Expected<std::unique_ptr<ResultsStore>>
-  open(llvm::StringRef path, bool create = true);
+  open(llvm::StringRef path, Mode mode = Mode::Create,
+       llvm::raw_ostream *log = &llvm::errs());
   ~ResultsStore();
 
   const std::string &path() const { return filePath; }
@@ -45,12 +66,21 @@ public:
   llvm::Expected<std::vector<SampleRecord>> all();
   llvm::Expected<std::optional<SampleRecord>> get(const SampleKey &key);
   llvm::Expected<std::optional<SampleRecord>> byId(int64_t id);
-  /// An evaluated row with the same canonical hash, task, arch and shapes
-  /// (and, with `needRun`, a run result) whose result can stand for a new
-  /// sample; the earliest recorded one.
+  /// The earliest row that ran itself with this reuse key (SampleRecord's
+  /// `reuseKey`) and a result another sample may take (reusableRun()).
   llvm::Expected<std::optional<SampleRecord>>
-  findByHash(llvm::StringRef hash, llvm::StringRef task, llvm::StringRef arch,
-             llvm::StringRef shapes, bool needRun);
+  findReusable(llvm::StringRef reuseKey);
+
+  /// How many samples `ptxbench generate` was asked for, per model,
+  /// context, task and arch: the denominator a report can compare its rows
+  /// with.
+  struct Requested {
+    std::string model, context, task, arch;
+    unsigned samples = 0;
+  };
+  /// Records `r`, keeping the larger count when one is there.
+  llvm::Error putRequested(const Requested &r);
+  llvm::Expected<std::vector<Requested>> requested();
 
   struct MergeStats {
     unsigned inserted = 0;
@@ -58,21 +88,33 @@ public:
     /// `kept` kept the newer (or equally new) existing one.
     unsigned replaced = 0, kept = 0;
   };
-  /// Merges the rows of the store at `otherPath` into this one in one
-  /// transaction; for a key in both, the newest row (recorded_at) wins.
+  /// Merges the rows of the store at `otherPath` (opened read-only) into
+  /// this one in one transaction; for a key in both, the newest row
+  /// (recorded_at) wins. Requested counts are merged too (the larger).
   llvm::Expected<MergeStats> merge(llvm::StringRef otherPath);
 
+  /// Copies the log into the file (PRAGMA wal_checkpoint(TRUNCATE)).
+  llvm::Error checkpoint();
+
 private:
-  ResultsStore(sqlite3 *db, std::string path)
-      : db(db), filePath(std::move(path)) {}
+  ResultsStore(sqlite3 *db, std::string path, Mode mode)
+      : db(db), filePath(std::move(path)), mode(mode) {}
   llvm::Error exec(llvm::StringRef sql);
   llvm::Error error(const llvm::Twine &what);
   llvm::Error putLocked(const SampleRecord &record);
   llvm::Expected<std::vector<SampleRecord>>
   query(llvm::StringRef where, llvm::ArrayRef<std::string> args);
+  /// Schema creation or migration, the clean-close flag (ResultsStoreOpen).
+  llvm::Error prepareForWriting(bool walWasPresent, llvm::raw_ostream *log);
+  llvm::Error checkForReading(bool walWasPresent);
 
   sqlite3 *db;
   std::string filePath;
+  Mode mode;
+  /// The schema version found (1 has no reuse_key column).
+  int version = schemaVersion;
+  /// The writer lock's file descriptor (Create, Write); -1 when none.
+  int lockFd = -1;
   std::recursive_mutex mutex;
 };
 

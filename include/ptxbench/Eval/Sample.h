@@ -69,16 +69,38 @@ struct SampleRecord {
   std::string error;
   /// `ptxbench run --json`'s output, when run.
   std::string runJson;
-  /// The key of the sample whose identical code (same canonical hash) was
-  /// evaluated in its place; empty when evaluated itself.
+  /// The key of the sample whose run this row took (same reuse key);
+  /// empty when it ran itself or was not run.
   std::string reusedFrom;
+  /// What a run of this sample reads, hashed (reuseKey() in Sweep.h): the
+  /// canonical kernels, the normalized launch plan, the task file, arch,
+  /// shapes and the harness settings. Rows with equal keys may share a run;
+  /// empty when the sample cannot share one (its plan does not parse).
+  std::string reuseKey;
   double staticSeconds = 0, runSeconds = 0;
   std::string environmentJson;
   int64_t recordedAtMs = 0; // Unix time of the write
 
   bool analyzed() const { return status == status::Analyzed; }
+  /// The name the code goes by in messages: the solution file, or for code
+  /// extracted from a response.md the same path ending in `.cu`/`.ptx`;
+  /// the key when there is no file.
+  std::string sourceName() const;
   bool ran() const { return !runStatus.empty(); }
 };
+
+/// Whether a run that ended with `runStatus` may stand for another sample
+/// with the same reuse key: not when it depends on where the text sits
+/// (PLAN_ERROR and COMPILE_ERROR name lines and columns) or on the
+/// machine rather than the submission (HARNESS_ERROR), or when there was
+/// no run.
+bool reusableRun(llvm::StringRef runStatus);
+
+/// `json` (a stored JSON text) with every mention of the file `from`, as
+/// JSON writes it, replaced by `to`: a run result made for one file, told
+/// of another.
+std::string renameInJson(llvm::StringRef json, llvm::StringRef from,
+                         llvm::StringRef to);
 
 /// A JSON column of the store (an analysis report, a run result), or none
 /// when it is empty or not JSON.

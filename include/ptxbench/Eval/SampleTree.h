@@ -5,7 +5,9 @@
 // (its code block is extracted when there is no solution file) and a
 // `turn` file with an integer (default 0). A multi-turn sample may instead
 // hold one folder per turn, `turn<N>` or `turn-<N>`, each laid out the same
-// way. Sharding splits the samples by a hash of their key.
+// way. A `generation.json` left by `ptxbench generate` says why a turn has
+// no answer when its request failed. Sharding splits the samples by a hash
+// of their key.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,9 @@ struct SampleInput {
   std::string solutionPath;
   /// response.md; empty when there is none.
   std::string responsePath;
+  /// generation.json (what `ptxbench generate` recorded of the request);
+  /// empty when there is none.
+  std::string generationPath;
 };
 
 /// Every sample under `root`, ordered by key. Errors name the file: an

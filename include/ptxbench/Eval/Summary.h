@@ -12,6 +12,7 @@
 #ifndef PTXBENCH_EVAL_SUMMARY_H
 #define PTXBENCH_EVAL_SUMMARY_H
 
+#include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/Sample.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -63,7 +64,9 @@ struct ExecutedStats {
 
 struct GroupStats {
   std::string model, context, task, arch;
-  unsigned samples = 0;
+  /// Rows (every turn of a sample is one), distinct sample ids among them,
+  /// and the samples `generate` was asked for (0: not known).
+  unsigned samples = 0, sampleIds = 0, asked = 0;
   /// Analyzed and not rejected by ptxas.
   unsigned compiled = 0;
   /// Samples with a real run (not NO_GPU, HARNESS_ERROR or SKIPPED), those
@@ -100,8 +103,36 @@ std::string withFeatureCounts(llvm::StringRef runJson);
 const ExecutedStats *executedStats(const GroupStats &g,
                                    llvm::StringRef requirement);
 
-/// Groups `records` by (model, context, task, arch), in that order.
-std::vector<GroupStats> summarize(const std::vector<SampleRecord> &records);
+/// The run-time verdict of one requirement of a sample (for alternatives,
+/// "bulk_copy|tma", the best of them): "used", "executed", "token", "not
+/// triggered", "not in code", with the share of the work when measured.
+struct RunVerdict {
+  std::string verdict;
+  double share = -1;
+  /// It did the task's share of the work (a family without a work
+  /// measure: it executed).
+  bool credited() const { return verdict == "used" || verdict == "executed"; }
+};
+
+/// Requirement (as the task writes it, "bulk_copy|tma") -> its run-time
+/// verdict, for the requirements the sample's run measured (eval's
+/// `feature_counts`, which count each family on its own). The one reading
+/// of alternatives and credit that report, fixit and generate's early stop
+/// share.
+std::map<std::string, RunVerdict> runVerdicts(const SampleRecord &record);
+
+/// Whether a recorded sample is finished: its run passed every workload,
+/// every requirement was measured and credited (runVerdicts) and the
+/// analysis found no fallback.
+bool solved(const SampleRecord &record);
+
+/// Groups `records` by (model, context, task, arch), in that order. With
+/// `requested` (ResultsStore::requested()), each group knows how many
+/// samples were asked for, and a group asked for with no row at all is
+/// there too, with zero samples.
+std::vector<GroupStats>
+summarize(const std::vector<SampleRecord> &records,
+          llvm::ArrayRef<ResultsStore::Requested> requested = {});
 
 /// One sample's requested-family verdicts from its static JSON: family ->
 /// whether some kernel uses it.

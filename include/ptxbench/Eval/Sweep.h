@@ -3,10 +3,11 @@
 // `ptxbench eval`'s engine: static analysis of every sample in parallel on
 // the CPU cores (one StaticEvaluator, so one MLIRContext, per worker
 // thread), then, unless static-only, a `ptxbench run` per sample on a free
-// GPU (one at a time per GPU). Samples already recorded for the same arch
-// and shapes are skipped, so an interrupted sweep resumes; samples whose
-// canonical hash was already evaluated (in this run or recorded) reuse
-// that result. Each result is committed as soon as it is known.
+// GPU (one at a time per GPU). Samples recorded as they are on disk now
+// (isCurrent()) are skipped, so an interrupted sweep resumes; a sample whose
+// run would read exactly what another's did (the same reuseKey(), in this
+// run or recorded) takes that run, told of its own file. Each result is
+// committed as soon as it is known.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +56,21 @@ struct SweepStats {
 /// The versions known on the CPU side, for the store's environment:
 /// `ptxas` (its `--version` release line), `nvrtc`, `llvm`.
 llvm::json::Object toolchainVersions();
+
+/// Whether `row` is the verdict on `input` as it is on disk, for this
+/// sweep's arch and shapes: not when the row says there was no answer
+/// (no_solution, extract_error), when the answer's file is newer than the
+/// row, or when a run is wanted and the row has none.
+bool isCurrent(const SampleRecord &row, const SampleInput &input,
+               const SweepOptions &options);
+
+/// The key of everything a run of a sample reads: the canonical hash of its
+/// kernels, its launch plan normalized (runtime::normalizedPlan), the hash
+/// of the task's file, and the sweep's arch, shapes and harness settings
+/// (run and compile time limits). A SHA-256 in hex.
+std::string reuseKey(llvm::StringRef canonicalHash,
+                     llvm::StringRef normalizedPlan, llvm::StringRef taskHash,
+                     const SweepOptions &options);
 
 llvm::Expected<SweepStats> runSweep(ResultsStore &store,
                                     const std::vector<SampleInput> &samples,

@@ -75,6 +75,10 @@ public:
   const SourceLoc &loc() const;
   /// The names the expression uses, in order of first use.
   std::vector<std::string> names() const;
+  /// The expression's tree in a fully parenthesized prefix form that does
+  /// not depend on spacing or redundant parentheses (`(ceildiv T 8)`): two
+  /// expressions with the same canonical form compute the same thing.
+  std::string canonical() const;
 
   struct Node;
 

@@ -91,6 +91,11 @@ struct LaunchPlan {
 llvm::Expected<LaunchPlan> parseLaunchPlan(llvm::StringRef source,
                                            llvm::StringRef fileName);
 
+/// What `plan` asks the harness to do, as one text: every declaration in
+/// order, expressions in their canonical form, options spelled out, and no
+/// file positions. Two plans with the same text launch the same way.
+std::string normalizedPlan(const LaunchPlan &plan);
+
 //===----------------------------------------------------------------------===//
 // A plan evaluated for one workload
 //===----------------------------------------------------------------------===//

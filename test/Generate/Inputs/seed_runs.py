@@ -1,42 +1,63 @@
 """Records turn-1 run results in a store before a multi-turn run, as a GPU
-would have produced them, so stopping early can be checked without a GPU.
+sweep of the turn-1 answers would have, so stopping early can be checked
+without a GPU.
 
   seed_runs.py STORE.sqlite
 
 corpus/none/rmsnorm_h4096: s0 and s1 PASSED every workload with every
-requested family executed and no fallback (finished after turn 1); s2 is
-PASSED but one family was not triggered (not finished); s3 ran INCORRECT.
-`ptxbench generate` finds them recorded, evaluates nothing for them, and
-decides from the records.
+requirement doing the work (finished after turn 1): the bytes came through
+bulk copies and no TMA, which satisfies the requirement `bulk_copy|tma`; s2
+is PASSED but its mbarrier_tx was not triggered (not finished); s3 ran
+INCORRECT. `ptxbench generate` finds them recorded, evaluates nothing for
+them, and decides from the records.
+
+The run JSON has the shape `ptxbench run --json` writes (each family counted
+on its own in every workload's `features`, with `in_code`, `executed`,
+`verdict`, `share` and `threshold`) and the top-level `feature_counts` eval
+adds; unittests/Eval/SolvedTest.cpp makes the same records with the writers
+themselves. The rows are recorded after the answers the run writes (an hour
+ahead), as an evaluation of those answers would be.
 """
-import json, sqlite3, subprocess, sys, time
+import json, sqlite3, sys, time
 
 store = sys.argv[1]
 # The schema is the store's own: let the tool create it.
 db = sqlite3.connect(store)
-families = ["bulk_copy|tma", "mbarrier_tx"]
+requirements = ["bulk_copy|tma", "mbarrier_tx"]
 
 
 def static(fallbacks):
-    return json.dumps({"requested": families, "kernels": [{
-        "name": "rmsnorm", "requested": {f: "used" for f in families},
+    return json.dumps({"requested": requirements, "verdict": "used", "kernels": [{
+        "name": "rmsnorm", "requested": {r: "used" for r in requirements},
         "fallbacks": [{"kind": k, "message": "m"} for k in fallbacks]}]})
 
 
-def run(status, verdicts):
+def feature(family, in_code, executed, share):
+    verdict = ("not in code" if not in_code else "not triggered" if not executed
+               else "used" if share >= 0.9 else "token")
+    return {"family": family, "in_code": in_code, "executed": executed,
+            "verdict": verdict, "share": share, "threshold": 0.9}
+
+
+def run(status, mbarrier_executed):
+    features = [feature("bulk_copy", 1, 4096, 1.0), feature("tma", 0, 0, 0.0),
+                feature("mbarrier_tx", 2, mbarrier_executed,
+                        1.0 if mbarrier_executed else 0.0)]
+    workloads = [{"workload": w, "split": "dev", "status": status, "speedup": 1.5,
+                  "sol_fraction": 0.5, "features": features} for w in ("dev-1", "dev-2")]
+    counts = {f["family"]: {"in_code": f["in_code"], "executed": 2 * f["executed"],
+                            "verdict": f["verdict"], "share": f["share"]} for f in features}
     return json.dumps({"task": "rmsnorm_h4096", "status": status, "device": "NVIDIA H200",
-                       "workloads": [{"workload": "dev-1", "split": "dev", "status": status,
-                                      "speedup": 1.5, "sol_fraction": 0.5}],
-                       "feature_counts": {f: {"in_code": 1, "executed": 1000 if v == "executed" else 0,
-                                              "verdict": v} for f, v in zip(families, verdicts)}})
+                       "arch": "sm_90a", "workloads": workloads, "feature_counts": counts})
 
 
-rows = {"s0": ("PASSED", ["executed", "executed"]), "s1": ("PASSED", ["executed", "executed"]),
-        "s2": ("PASSED", ["executed", "not triggered"]), "s3": ("INCORRECT", ["executed", "executed"])}
-for sample, (status, verdicts) in rows.items():
+rows = {"s0": ("PASSED", 8192), "s1": ("PASSED", 8192), "s2": ("PASSED", 0),
+        "s3": ("INCORRECT", 8192)}
+later = int((time.time() + 3600) * 1000)
+for sample, (status, mbarrier) in rows.items():
     db.execute("INSERT INTO samples (model, context, task, sample_id, turn, language, code, arch, shapes,"
                " status, run_status, static_json, run_json, recorded_at)"
                " VALUES ('corpus', 'none', 'rmsnorm_h4096', ?, 1, 'cu', '// seeded', 'sm_90a', 'dev',"
                " 'analyzed', ?, ?, ?, ?)",
-               (sample, status, static([]), run(status, verdicts), int(time.time() * 1000)))
+               (sample, status, static([]), run(status, mbarrier), later))
 db.commit()

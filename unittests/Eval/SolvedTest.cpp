@@ -1,0 +1,112 @@
+//===- SolvedTest.cpp - When a turn is finished, on the writers' output ---===//
+//
+// The records here are made the way a sweep makes them: the run result by
+// the runtime's own writer (runtime::toJSON of a RunResult, then eval's
+// feature_counts summary) and the analysis by the report's (report::toJSON
+// of an AnalysisReport), so what is tested is the shape the tools write.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Eval/Summary.h"
+#include "ptxbench/Report/AnalysisReport.h"
+#include "ptxbench/Runtime/Result.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include "gtest/gtest.h"
+
+using namespace ptxbench;
+using runtime::FeatureCount;
+
+namespace {
+
+/// rmsnorm's requirements on sm_90a: a bulk copy or TMA, and a
+/// transaction-count mbarrier.
+const std::vector<std::string> requirements = {"bulk_copy|tma", "mbarrier_tx"};
+
+eval::SampleRecord record(std::vector<FeatureCount> features,
+                          runtime::Status status = runtime::Status::Passed,
+                          std::vector<std::string> fallbacks = {}) {
+  runtime::RunResult run;
+  run.task = "rmsnorm_h4096";
+  run.arch = "sm_90a";
+  for (const char *name : {"dev-1", "dev-2"}) {
+    runtime::WorkloadResult w;
+    w.workload = name;
+    w.status = status;
+    w.features = features;
+    run.workloads.push_back(w);
+  }
+  report::AnalysisReport analysis;
+  analysis.arch = "sm_90a";
+  analysis.requested = requirements;
+  report::KernelReport kernel;
+  kernel.name = "rmsnorm";
+  for (const std::string &r : requirements)
+    kernel.requested.push_back({r, report::Verdict::Used});
+  for (const std::string &kind : fallbacks) {
+    report::Finding f;
+    f.kind = kind;
+    f.message = "a fallback";
+    kernel.fallbacks.push_back(f);
+  }
+  analysis.kernels.push_back(kernel);
+
+  eval::SampleRecord r;
+  r.status = eval::status::Analyzed;
+  r.runStatus = runtime::statusName(runtime::worstStatus(run)).str();
+  r.runJson =
+      eval::withFeatureCounts(llvm::formatv("{0}", runtime::toJSON(run)).str());
+  r.staticJson = llvm::formatv("{0}", report::toJSON(analysis)).str();
+  return r;
+}
+
+FeatureCount count(const char *family, int64_t inCode, int64_t executed,
+                   double share = -1, double threshold = -1) {
+  FeatureCount c;
+  c.family = family;
+  c.inCode = inCode;
+  c.executed = executed;
+  c.share = share;
+  c.threshold = threshold;
+  return c;
+}
+
+TEST(SolvedTest, OneAlternativeOfARequirementDoingTheWorkIsEnough) {
+  // The runtime counts bulk_copy and tma each on its own: a kernel that
+  // moves every byte with bulk copies has no TMA at all.
+  eval::SampleRecord r = record({count("bulk_copy", 1, 4096, 1.0, 0.9),
+                                 count("tma", 0, 0, 0.0, 0.9),
+                                 count("mbarrier_tx", 2, 8192, 1.0, 0.9)});
+  auto verdicts = eval::runVerdicts(r);
+  ASSERT_EQ(verdicts.count("bulk_copy|tma"), 1u) << r.runJson;
+  EXPECT_EQ(verdicts["bulk_copy|tma"].verdict, "used");
+  EXPECT_TRUE(eval::solved(r)) << r.runJson;
+  // The other alternative alone does as well.
+  EXPECT_TRUE(eval::solved(record({count("bulk_copy", 0, 0, 0.0, 0.9),
+                                   count("tma", 1, 4096, 1.0, 0.9),
+                                   count("mbarrier_tx", 2, 8192, 1.0, 0.9)})));
+}
+
+TEST(SolvedTest, ATokenUnmeasuredOrFailingRunIsNotFinished) {
+  // Both alternatives only as a token.
+  EXPECT_FALSE(eval::solved(record({count("bulk_copy", 1, 64, 0.01, 0.9),
+                                    count("tma", 1, 64, 0.01, 0.9),
+                                    count("mbarrier_tx", 2, 8192, 1.0, 0.9)})));
+  // The other requirement not triggered.
+  EXPECT_FALSE(eval::solved(record({count("bulk_copy", 1, 4096, 1.0, 0.9),
+                                    count("mbarrier_tx", 2, 0, 0.0, 0.9)})));
+  // A requirement the run did not measure at all.
+  EXPECT_FALSE(eval::solved(record({count("bulk_copy", 1, 4096, 1.0, 0.9)})));
+  // Nothing measured.
+  EXPECT_FALSE(eval::solved(record({})));
+  // Credited, but incorrect or with a fallback finding.
+  std::vector<FeatureCount> good = {count("bulk_copy", 1, 4096, 1.0, 0.9),
+                                    count("mbarrier_tx", 2, 8192, 1.0, 0.9)};
+  EXPECT_TRUE(eval::solved(record(good)));
+  EXPECT_FALSE(eval::solved(record(good, runtime::Status::Incorrect)));
+  EXPECT_FALSE(eval::solved(record(good, runtime::Status::Passed,
+                                   {"ld-global-instead-of-bulk-copy"})));
+}
+
+} // namespace
