@@ -64,13 +64,9 @@ int main(int argc, char **argv) {
             .str();
     auto reader =
         stream ? std::shared_ptr<StreamReader>(wire->streamReader()) : nullptr;
-    auto parser = std::make_shared<SseParser>();
     HttpClient::DataFn onData;
     if (reader)
-      onData = [reader, parser](StringRef chunk) {
-        for (const SseEvent &e : parser->feed(chunk))
-          reader->onEvent(e);
-      };
+      onData = feedStream(reader);
     ++started;
     ++inFlight;
     maxInFlight = std::max(maxInFlight, inFlight);

@@ -39,19 +39,22 @@ void readUsage(const Object *u, Usage &usage) {
 
 class AnthropicStream : public StreamReader {
 public:
-  void onEvent(const SseEvent &event) override {
-    if (failed)
-      return;
+  Outcome finish() override {
+    return result("the stream ended before message_stop");
+  }
+
+protected:
+  bool read(const SseEvent &event) override {
     auto value = llvm::json::parse(event.data);
     if (!value) {
       failed = malformedAnswer("a stream event is not JSON: " +
-                         llvm::toString(value.takeError()));
-      return;
+                               llvm::toString(value.takeError()));
+      return false;
     }
     const Object *o = value->getAsObject();
     if (!o) {
       failed = malformedAnswer("a stream event is not a JSON object");
-      return;
+      return false;
     }
     StringRef type = o->getString("type").value_or(event.event);
     if (type == "error") {
@@ -62,39 +65,45 @@ public:
                   (err ? err->getString("message").value_or("") : "").str();
       e.retryable = kind != "invalid_request_error";
       failed = e;
-    } else if (type == "message_start") {
+      return true;
+    }
+    if (type == "message_start") {
       if (const Object *m = o->getObject("message")) {
         completion.requestId = m->getString("id").value_or("").str();
         completion.model = m->getString("model").value_or("").str();
         readUsage(m->getObject("usage"), completion.usage);
         completion.usageReported |= m->getObject("usage") != nullptr;
       }
-    } else if (type == "content_block_delta") {
-      if (const Object *d = o->getObject("delta"))
-        if (d->getString("type").value_or("") == "text_delta")
-          completion.text += d->getString("text").value_or("").str();
-    } else if (type == "message_delta") {
+      return false;
+    }
+    if (type == "content_block_delta") {
+      const Object *d = o->getObject("delta");
+      if (!d)
+        return false;
+      StringRef kind = d->getString("type").value_or("");
+      // Thinking is billed output and progress, not the answer.
+      StringRef text = kind == "text_delta" ? d->getString("text").value_or("")
+                       : kind == "thinking_delta"
+                           ? d->getString("thinking").value_or("")
+                           : StringRef();
+      if (kind == "text_delta")
+        completion.text += text.str();
+      contentBytes += text.size();
+      return !text.empty();
+    }
+    if (type == "message_delta") {
       if (const Object *d = o->getObject("delta"))
         if (auto reason = d->getString("stop_reason"))
           completion.finishReason = reason->str();
       readUsage(o->getObject("usage"), completion.usage);
-    } else if (type == "message_stop") {
-      done = true;
+      return true;
     }
+    if (type == "message_stop") {
+      done = true;
+      return true;
+    }
+    return false; // ping, content_block_start and _stop
   }
-
-  Outcome finish() override {
-    if (failed)
-      return *failed;
-    if (!done)
-      return malformedAnswer("the stream ended before message_stop");
-    return completion;
-  }
-
-private:
-  Completion completion;
-  std::optional<ProviderError> failed;
-  bool done = false;
 };
 
 class AnthropicWire : public WireFormat {

@@ -26,6 +26,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -55,6 +56,27 @@ std::string duration(double seconds) {
   return std::to_string(s) + "s";
 }
 
+/// The folder name of the task `given` names: a folder name as it is, or a
+/// path to a folder directly under `tasksDir`; nothing else, since the name
+/// is also a folder of the sample tree.
+llvm::Expected<std::string> taskFolderName(StringRef given,
+                                           StringRef tasksDir) {
+  if (isFolderName(given))
+    return given.str();
+  llvm::SmallString<256> real, parent, dir;
+  if (!fs::real_path(given, real) && !fs::real_path(tasksDir, dir)) {
+    parent = llvm::sys::path::parent_path(real);
+    StringRef name = llvm::sys::path::filename(real);
+    if (parent == dir && isFolderName(name))
+      return name.str();
+  }
+  return llvm::createStringError(
+      "task '" + given +
+      "': expected a task's folder name (no '/', not starting with '.') or "
+      "a folder directly under --tasks '" +
+      tasksDir + "'");
+}
+
 } // namespace
 
 Error Generator::prepare() {
@@ -68,10 +90,22 @@ Error Generator::prepare() {
       state->wire = createOpenAIWire(m.provider == Provider::OpenAICompatible);
     if (!m.apiKeyEnv.empty()) {
       std::optional<std::string> key = llvm::sys::Process::GetEnv(m.apiKeyEnv);
-      if (!key || key->empty())
-        return llvm::createStringError(
-            "model '" + m.name + "': the environment variable " + m.apiKeyEnv +
-            " (api_key_env) is not set");
+      auto refuse = [&](StringRef why) {
+        return llvm::createStringError("model '" + m.name +
+                                       "': the environment variable " +
+                                       m.apiKeyEnv + " (api_key_env) " + why);
+      };
+      if (!key)
+        return refuse("is not set");
+      if (key->empty())
+        return refuse("is empty");
+      // A line break would end the header and start another: refused,
+      // without the value.
+      if (llvm::any_of(*key, [](char c) {
+            return (unsigned char)c < 0x20 || (unsigned char)c == 0x7f;
+          }))
+        return refuse("holds control characters (a line break?); a key "
+                      "cannot contain them");
       state->key = *key;
       redact.add(*key);
     }
@@ -81,7 +115,14 @@ Error Generator::prepare() {
   // Prompts, built once per task and context.
   std::map<std::pair<std::string, std::string>, prompt::Prompt> prompts;
   std::map<std::string, std::vector<std::string>> requested;
-  for (const std::string &task : options.tasks) {
+  std::vector<std::string> tasks;
+  for (const std::string &given : options.tasks) {
+    auto named = taskFolderName(given, options.tasksDir);
+    if (!named)
+      return named.takeError();
+    tasks.push_back(std::move(*named));
+  }
+  for (const std::string &task : tasks) {
     std::string dir = join(options.tasksDir, task);
     if (!fs::exists(join(dir, "task.json")))
       return llvm::createStringError("unknown task '" + task + "': no " +
@@ -113,7 +154,7 @@ Error Generator::prepare() {
 
   for (auto &model : models)
     for (const std::string &context : options.contexts)
-      for (const std::string &task : options.tasks)
+      for (const std::string &task : tasks)
         for (unsigned i = 0; i < options.samples; ++i) {
           auto s = std::make_unique<Sample>();
           s->model = model.get();

@@ -59,6 +59,52 @@ int64_t estimateInputTokens(const std::vector<Message> &messages) {
   return int64_t(double(chars) / 3.5) + 64;
 }
 
+/// The output tokens of `bytes` of answer, estimated the same way.
+int64_t estimateOutputTokens(uint64_t bytes) {
+  return int64_t(double(bytes) / 3.5) + 1;
+}
+
+/// No tokenizer's token is this long: reported usage below it cannot be
+/// the text that came.
+constexpr uint64_t maxBytesPerToken = 256;
+
+/// Why the usage a server reported cannot fit what was exchanged (the
+/// answer received, the conversation sent), or empty; when it cannot, the
+/// usage is raised to the estimate.
+std::string checkUsage(Completion &c, const std::vector<Message> &sent) {
+  uint64_t prompt = 0;
+  for (const Message &m : sent)
+    prompt += m.content.size();
+  std::string why;
+  if (uint64_t(std::max<int64_t>(0, c.usage.output)) * maxBytesPerToken <
+      c.text.size()) {
+    why = llvm::formatv("the reported {0} output tokens cannot hold the {1} "
+                        "bytes of the answer",
+                        c.usage.output, c.text.size())
+              .str();
+    c.usage.output = estimateOutputTokens(c.text.size());
+  }
+  if (uint64_t(std::max<int64_t>(0, c.usage.input)) * maxBytesPerToken <
+      prompt) {
+    why += llvm::formatv("{0}the reported {1} input tokens cannot hold the "
+                         "{2} bytes of the conversation",
+                         why.empty() ? "" : "; ", c.usage.input, prompt)
+               .str();
+    c.usage.input = estimateInputTokens(sent);
+  }
+  if (!why.empty())
+    why += "; charged by the estimate";
+  return why;
+}
+
+void addUsage(Usage &to, const Usage &u) {
+  to.input += u.input;
+  to.output += u.output;
+  to.cached += u.cached;
+  to.reasoning += u.reasoning;
+  to.cacheWrite += u.cacheWrite;
+}
+
 } // namespace
 
 bool Generator::budgetAllows(const Sample &s, double &cost, double &tokens) {
@@ -149,10 +195,13 @@ void Generator::start(Sample &s, double cost, double tokens) {
   request.body = llvm::formatv("{0}", llvm::json::Value(Object(*body))).str();
   request.connectTimeoutSeconds = config.connectTimeoutSeconds;
   request.stallSeconds = config.stallSeconds;
-  // A stream's headers come at once; a whole answer may take minutes to
-  // start (total_s bounds it).
-  request.firstByteSeconds = config.stream ? config.stallSeconds : 0;
-  request.totalTimeoutSeconds = config.totalTimeoutSeconds;
+  // A stream's stall timer counts content events from when the request is
+  // out; a whole answer may take minutes to start (total_s bounds it).
+  request.progressByData = config.stream;
+  request.totalTimeoutSeconds = config.deadlineSeconds();
+  request.maxBytes = config.replyByteLimit();
+  if (config.stream)
+    request.keptBodyBytes = 64 << 10;
 
   s.state = State::InFlight;
   s.reservedCost = cost;
@@ -162,15 +211,10 @@ void Generator::start(Sample &s, double cost, double tokens) {
   ++inFlight;
   m.limiter->started(Clock::now(), tokens);
   std::shared_ptr<StreamReader> reader;
-  std::shared_ptr<SseParser> parser;
   HttpClient::DataFn onData;
   if (config.stream) {
     reader = m.wire->streamReader();
-    parser = std::make_shared<SseParser>();
-    onData = [reader, parser](StringRef chunk) {
-      for (const SseEvent &e : parser->feed(chunk))
-        reader->onEvent(e);
-    };
+    onData = feedStream(reader);
   }
   std::string url = request.url;
   http.start(
@@ -189,6 +233,40 @@ static llvm::json::Array toArray(const std::vector<std::string> &v) {
   return a;
 }
 
+double Generator::charge(const ModelConfig &model, const Usage &usage) {
+  double cost = model.cost(usage);
+  stats.cost += cost;
+  stats.inputTokens += usage.input;
+  stats.outputTokens += usage.output;
+  stats.cachedTokens += usage.cached;
+  return cost;
+}
+
+void Generator::chargeFailed(Sample &s, const PartialReply &partial) {
+  if (!partial.bytes && !partial.usageReported)
+    return; // nothing was delivered
+  Usage u = partial.usageReported ? partial.usage : Usage();
+  if (u.input <= 0)
+    u.input = estimateInputTokens(s.conversation);
+  u.output = std::max(u.output, estimateOutputTokens(partial.bytes));
+  addUsage(s.failedUsage, u);
+  s.failedCost += charge(*s.model->config, u);
+}
+
+/// What the failed attempts of a turn cost, for its generation.json.
+static void addFailedAttempts(Object &gen, const Sample &s) {
+  if (s.failedCost > 0 || s.failedUsage.input || s.failedUsage.output)
+    gen["failed_attempts"] = Object{{"usage", toJSON(s.failedUsage)},
+                                    {"cost_usd", s.failedCost},
+                                    {"usage_estimated", true}};
+}
+
+std::string Generator::redactedJSON(Object object) const {
+  llvm::json::Value value(std::move(object));
+  redact.apply(value);
+  return llvm::formatv("{0:2}\n", value).str();
+}
+
 void Generator::recordFailure(Sample &s, const ProviderError &error) {
   std::string dir = turnDir(s, s.turn);
   Object gen{{"status", "error"},
@@ -199,10 +277,11 @@ void Generator::recordFailure(Sample &s, const ProviderError &error) {
              {"error", redact(error.message)},
              {"retryable", error.retryable},
              {"retried", toArray(s.retried)}};
-  if (Error e = writeAtomic(
-          join(dir, "generation.json"),
-          llvm::formatv("{0:2}\n", llvm::json::Value(std::move(gen))).str()))
-    llvm::errs() << "generate: " << llvm::toString(std::move(e)) << "\n";
+  addFailedAttempts(gen, s);
+  if (Error e = writeAtomic(join(dir, "generation.json"),
+                            redactedJSON(std::move(gen))))
+    llvm::errs() << "generate: " << redact(llvm::toString(std::move(e)))
+                 << "\n";
   s.state = State::Done;
   s.failed = true;
   ++stats.failed;
@@ -223,6 +302,8 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
   }
   ++s.attempts;
   if (auto *error = std::get_if<ProviderError>(&outcome)) {
+    if (error->partial && !config.embedded())
+      chargeFailed(s, *error->partial);
     if (error->retryAfter && *error->retryAfter > 0)
       m.limiter->pause(Clock::now() + std::chrono::milliseconds(
                                           int64_t(*error->retryAfter * 1000)));
@@ -251,19 +332,21 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
   }
 
   Completion &c = std::get<Completion>(outcome);
+  // A model may write the key too: the answer is kept, and sent back in the
+  // conversation, without it.
+  c.text = redact(c.text);
   // A server that reports no usage is charged an estimate (the budget must
-  // not count its answers as free), and the files say so.
+  // not count its answers as free), and the files say so; so is one whose
+  // usage cannot be what was exchanged.
   bool estimated = !config.embedded() && !c.usageReported;
   if (estimated) {
     c.usage = Usage();
     c.usage.input = estimateInputTokens(s.conversation);
-    c.usage.output = int64_t(double(c.text.size()) / 3.5) + 1;
+    c.usage.output = estimateOutputTokens(c.text.size());
   }
-  double cost = config.cost(c.usage);
-  stats.cost += cost;
-  stats.inputTokens += c.usage.input;
-  stats.outputTokens += c.usage.output;
-  stats.cachedTokens += c.usage.cached;
+  std::string usageCheck =
+      config.embedded() || estimated ? "" : checkUsage(c, s.conversation);
+  double cost = charge(config, c.usage);
   std::string dir = turnDir(s, s.turn);
   Object request{{"model", config.name},
                  {"provider", providerName(config.provider)},
@@ -286,25 +369,28 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
              {"request_id", c.requestId},
              {"attempts", int64_t(s.attempts)},
              {"retried", toArray(s.retried)}};
+  if (!usageCheck.empty())
+    gen["usage_check"] = usageCheck;
+  if (!c.notes.empty())
+    gen["notes"] = toArray(c.notes);
+  addFailedAttempts(gen, s);
   Error e = writeAtomic(join(dir, "response.md"), c.text);
   if (!e)
-    e = writeAtomic(
-        join(dir, "request.json"),
-        redact(llvm::formatv("{0:2}\n", llvm::json::Value(std::move(request)))
-                   .str()));
+    e = writeAtomic(join(dir, "request.json"),
+                    redactedJSON(std::move(request)));
   if (!e)
-    e = writeAtomic(
-        join(dir, "generation.json"),
-        llvm::formatv("{0:2}\n", llvm::json::Value(std::move(gen))).str());
+    e = writeAtomic(join(dir, "generation.json"), redactedJSON(std::move(gen)));
   if (e) {
     ProviderError pe;
-    pe.message = llvm::toString(std::move(e));
+    pe.message = redact(llvm::toString(std::move(e)));
     return recordFailure(s, pe);
   }
   ++stats.answered;
   ++turnsDone;
   s.attempts = 0;
   s.retried.clear();
+  s.failedUsage = Usage();
+  s.failedCost = 0;
   s.conversation.push_back({"assistant", c.text});
   if (!evaluating()) {
     if (s.turn == options.turns)

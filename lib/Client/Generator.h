@@ -16,6 +16,7 @@
 #include "ptxbench/Client/Generate.h"
 #include "ptxbench/Client/Http.h"
 #include "ptxbench/Client/RateLimit.h"
+#include "ptxbench/Client/Redact.h"
 #include "ptxbench/Client/TurnEval.h"
 #include "ptxbench/Client/Wire.h"
 #include "ptxbench/Eval/GpuPool.h"
@@ -58,24 +59,6 @@ Error writeAtomic(StringRef file, StringRef text);
 // Per-model state: wire format, key, limits
 //===----------------------------------------------------------------------===//
 
-/// Replaces every key in `text` (a server may echo a header back).
-class Redactor {
-public:
-  void add(std::string secret) {
-    if (secret.size() >= 4)
-      secrets.push_back(std::move(secret));
-  }
-  std::string operator()(std::string text) const {
-    for (const std::string &s : secrets)
-      for (size_t at; (at = text.find(s)) != std::string::npos;)
-        text.replace(at, s.size(), "[redacted]");
-    return text;
-  }
-
-private:
-  std::vector<std::string> secrets;
-};
-
 struct ModelState {
   const ModelConfig *config = nullptr;
   std::unique_ptr<WireFormat> wire;
@@ -106,6 +89,10 @@ struct Sample {
   bool failed = false;
   /// Worst-case cost and tokens reserved while in flight.
   double reservedCost = 0, reservedTokens = 0;
+  /// What the failed attempts of this turn delivered, and cost: providers
+  /// bill a cut reply.
+  Usage failedUsage;
+  double failedCost = 0;
 };
 
 /// A turn's evaluation, done on a worker thread.
@@ -210,6 +197,13 @@ private:
   void finishRequest(Sample &s, Outcome outcome, double latency,
                      const Object &body, StringRef url);
   void recordFailure(Sample &s, const ProviderError &error);
+  /// `object` as the text of a JSON file, every key redacted.
+  std::string redactedJSON(Object object) const;
+  /// Adds `usage` at the model's prices to the run's spending; returns the
+  /// cost.
+  double charge(const ModelConfig &model, const Usage &usage);
+  /// Charges what a failed reply delivered to `s`'s turn.
+  void chargeFailed(Sample &s, const PartialReply &partial);
   void queueEval(Sample &s, unsigned turn);
   /// What `ptxbench eval` would be given for this run's turns.
   eval::SweepOptions sweepOptions() const;

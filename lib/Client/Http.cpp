@@ -3,7 +3,9 @@
 // One CURLM handle; each transfer is a CURLE handle owned by a Transfer that
 // also owns its header list and collects the response. Finished transfers
 // are taken off the multi handle before their callbacks run, so a callback
-// may start new requests.
+// may start new requests. The size limit is checked in the write and header
+// callbacks (curl calls the write callback with decoded bytes, so a gzip
+// body is counted as it expands); stalls and deadlines in poll().
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,19 +52,41 @@ struct Transfer {
   HttpResult result;
   HttpClient::DoneFn done;
   HttpClient::DataFn onData;
-  Clock::time_point start, lastByte, sent;
-  bool started = false, isSent = false;
+  Clock::time_point start, lastByte, lastProgress, sent;
+  bool started = false, isSent = false, progressByData = false;
   double totalTimeout = 0, stall = 0, firstByte = 0;
+  uint64_t maxBytes = 0, keptBody = 0;
   char errorBuffer[CURL_ERROR_SIZE] = {0};
+
+  /// Counts `n` more bytes received; false once they pass the size limit
+  /// (the callback then refuses them and curl stops the transfer).
+  bool receive(size_t n) {
+    started = true;
+    lastByte = Clock::now();
+    result.receivedBytes += n;
+    if (maxBytes && result.receivedBytes > maxBytes) {
+      result.limit = HttpLimit::Size;
+      return false;
+    }
+    return true;
+  }
 
   static size_t onWrite(char *data, size_t size, size_t count, void *self) {
     auto *t = static_cast<Transfer *>(self);
-    t->started = true;
-    t->lastByte = Clock::now();
+    if (!t->receive(size * count))
+      return 0;
     StringRef chunk(data, size * count);
-    t->result.body.append(chunk.begin(), chunk.end());
+    size_t keep = chunk.size();
+    if (t->keptBody)
+      keep = std::min<uint64_t>(
+          keep,
+          t->keptBody - std::min<uint64_t>(t->keptBody, t->result.body.size()));
+    t->result.body.append(chunk.begin(), chunk.begin() + keep);
+    bool progress = !t->progressByData;
     if (t->onData)
-      t->onData(chunk);
+      progress |= t->onData(chunk) && t->progressByData;
+    if (progress)
+      t->lastProgress = t->lastByte;
     return size * count;
   }
 
@@ -80,7 +104,7 @@ struct Transfer {
                         &pretransfer);
       if (pretransfer > 0 || connected > 0 || ulnow > 0) {
         t->isSent = true;
-        t->sent = Clock::now();
+        t->sent = t->lastProgress = Clock::now();
       }
     }
     return 0;
@@ -88,8 +112,10 @@ struct Transfer {
 
   static size_t onHeader(char *data, size_t size, size_t count, void *self) {
     auto *t = static_cast<Transfer *>(self);
-    t->started = true;
-    t->lastByte = Clock::now();
+    if (!t->receive(size * count))
+      return 0;
+    if (!t->progressByData)
+      t->lastProgress = t->lastByte;
     StringRef line = StringRef(data, size * count).trim();
     if (line.starts_with("HTTP/")) {
       t->result.headers.clear(); // a new response (after 100 or a redirect)
@@ -101,6 +127,49 @@ struct Transfer {
     return size * count;
   }
 };
+
+/// The body bytes as they came over the wire (before decompression).
+void recordWireBytes(Transfer &t) {
+  curl_off_t bytes = 0;
+  if (curl_easy_getinfo(t.easy.get(), CURLINFO_SIZE_DOWNLOAD_T, &bytes) ==
+      CURLE_OK)
+    t.result.wireBytes = uint64_t(std::max<curl_off_t>(0, bytes));
+}
+
+/// Why `t` must stop now, or empty: no progress for its stall limit (once
+/// the request is out; before the response starts, the first-byte limit
+/// where it has one), or past its total deadline.
+std::string stallOrDeadline(Transfer &t, Clock::time_point now,
+                            double elapsed) {
+  if (t.totalTimeout > 0 && elapsed >= t.totalTimeout) {
+    t.result.limit = HttpLimit::Deadline;
+    return llvm::formatv("stopped at the total deadline of {0:f1} s", elapsed)
+        .str();
+  }
+  if (t.progressByData) {
+    if (!t.isSent && !t.started)
+      return ""; // connecting: connect_s bounds it
+    double quiet = std::chrono::duration<double>(now - t.lastProgress).count();
+    if (t.stall <= 0 || quiet < t.stall)
+      return "";
+    t.result.limit = HttpLimit::Stall;
+    return llvm::formatv("stalled: no content for {0:f1} s{1}", quiet,
+                         t.started ? "" : " (no response)")
+        .str();
+  }
+  // Before the request is out, connect_s bounds the wait (curl's own).
+  bool waiting = t.started || t.isSent;
+  double quiet =
+      std::chrono::duration<double>(now - (t.started ? t.lastByte : t.sent))
+          .count();
+  double limit = t.started ? t.stall : t.firstByte;
+  if (!waiting || limit <= 0 || quiet < limit)
+    return "";
+  t.result.limit = HttpLimit::Stall;
+  return llvm::formatv("stalled: nothing received for {0:f1} s{1}", quiet,
+                       t.started ? "" : " (no response)")
+      .str();
+}
 
 } // namespace
 
@@ -133,7 +202,7 @@ uint64_t HttpClient::start(const HttpRequest &request, DoneFn done,
   t->done = std::move(done);
   t->onData = std::move(onData);
   t->body = request.body;
-  t->start = Clock::now();
+  t->start = t->lastProgress = Clock::now();
   t->totalTimeout = request.totalTimeoutSeconds;
   CURL *h = t->easy.get();
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
@@ -154,9 +223,9 @@ uint64_t HttpClient::start(const HttpRequest &request, DoneFn done,
                    long(request.connectTimeoutSeconds * 1000));
   t->stall = request.stallSeconds;
   t->firstByte = request.firstByteSeconds;
-  if (request.totalTimeoutSeconds > 0)
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
-                     long(request.totalTimeoutSeconds * 1000));
+  t->maxBytes = request.maxBytes;
+  t->keptBody = request.keptBodyBytes;
+  t->progressByData = request.progressByData;
   if (request.method == "POST") {
     curl_easy_setopt(h, CURLOPT_POST, 1L);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, t->body.data());
@@ -187,27 +256,21 @@ size_t HttpClient::poll(int timeoutMs) {
   curl_multi_perform(impl->multi, &running);
 
   std::vector<std::unique_ptr<Transfer>> finished;
-  // Stalls: nothing received for too long.
+  // Stalls (no progress for too long) and deadlines.
   auto now = Clock::now();
   for (auto it = impl->transfers.begin(); it != impl->transfers.end();) {
     Transfer &t = *it->second;
-    // Before the request is out, connect_s bounds the wait (curl's own).
-    bool waiting = t.started || t.isSent;
-    double quiet =
-        std::chrono::duration<double>(now - (t.started ? t.lastByte : t.sent))
-            .count();
-    double limit = t.started ? t.stall : t.firstByte;
-    if (!waiting || limit <= 0 || quiet < limit) {
+    double elapsed = std::chrono::duration<double>(now - t.start).count();
+    std::string why = stallOrDeadline(t, now, elapsed);
+    if (why.empty()) {
       ++it;
       continue;
     }
     curl_easy_getinfo(it->first, CURLINFO_RESPONSE_CODE, &t.result.status);
+    recordWireBytes(t);
     curl_multi_remove_handle(impl->multi, it->first);
-    t.result.seconds = std::chrono::duration<double>(now - t.start).count();
-    t.result.stalled = true;
-    t.result.error = llvm::formatv("stalled: nothing received for {0:f1} s{1}",
-                                   quiet, t.started ? "" : " (no response)")
-                         .str();
+    t.result.seconds = elapsed;
+    t.result.error = std::move(why);
     finished.push_back(std::move(it->second));
     it = impl->transfers.erase(it);
   }
@@ -225,15 +288,17 @@ size_t HttpClient::poll(int timeoutMs) {
     CURLcode code = msg->data.result;
     t->result.seconds =
         std::chrono::duration<double>(Clock::now() - t->start).count();
-    if (code == CURLE_OK) {
-      curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->result.status);
-    } else {
-      // A response may have started (a stream cut or stalled midway).
-      curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->result.status);
-      std::string why =
+    // A response may have started (a stream cut midway).
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->result.status);
+    recordWireBytes(*t);
+    if (t->result.limit == HttpLimit::Size)
+      t->result.error =
+          llvm::formatv("more than {0} bytes received (the size limit)",
+                        t->maxBytes)
+              .str();
+    else if (code != CURLE_OK)
+      t->result.error =
           t->errorBuffer[0] ? t->errorBuffer : curl_easy_strerror(code);
-      t->result.error = why;
-    }
     finished.push_back(std::move(t));
   }
   for (std::unique_ptr<Transfer> &t : finished)

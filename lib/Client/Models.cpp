@@ -45,6 +45,26 @@ double ModelConfig::cost(const Usage &usage) const {
          1e6;
 }
 
+uint64_t ModelConfig::replyByteLimit() const {
+  if (limits.maxReplyBytes)
+    return *limits.maxReplyBytes;
+  return (uint64_t(1) << 20) + uint64_t(sampling.maxOutputTokens) * 1024;
+}
+
+double ModelConfig::deadlineSeconds() const {
+  if (totalTimeoutSeconds)
+    return *totalTimeoutSeconds;
+  return 600 + double(sampling.maxOutputTokens) / 10;
+}
+
+bool ptxbench::client::isFolderName(StringRef name) {
+  return !name.empty() && !name.starts_with(".") &&
+         llvm::none_of(name, [](char c) {
+           return c == '/' || c == '\\' || (unsigned char)c < 0x20 ||
+                  (unsigned char)c == 0x7f;
+         });
+}
+
 ModelConfig ptxbench::client::builtinCorpusModel() {
   ModelConfig m;
   m.name = "corpus";
@@ -246,6 +266,11 @@ Expected<ModelConfig> readModel(StringRef name, const Value &value,
         if (Error e = s.integer("concurrency", c, 1))
           return e;
         m.limits.concurrency = unsigned(c);
+        int64_t bytes = -1;
+        if (Error e = s.integer("max_reply_bytes", bytes, 1024))
+          return e;
+        if (bytes >= 0)
+          m.limits.maxReplyBytes = uint64_t(bytes);
         return s.done();
       }))
     return std::move(e);
@@ -254,7 +279,7 @@ Expected<ModelConfig> readModel(StringRef name, const Value &value,
           return e;
         if (Error e = s.number("stall_s", m.stallSeconds))
           return e;
-        if (Error e = s.number("total_s", m.totalTimeoutSeconds))
+        if (Error e = s.optNumber("total_s", m.totalTimeoutSeconds))
           return e;
         return s.done();
       }))
@@ -342,7 +367,7 @@ ptxbench::client::parseModels(StringRef text, StringRef path) {
   std::map<std::string, ModelConfig> out;
   for (const auto &kv : *models) {
     StringRef name = kv.first;
-    if (name.empty() || name.contains('/') || name.starts_with("."))
+    if (!isFolderName(name))
       return llvm::createStringError(path + ": models." + name +
                                      ": a model name must be a folder name");
     auto model = readModel(name, kv.second, path);

@@ -34,24 +34,29 @@ Usage readUsage(const Object *u) {
 
 class OpenAIStream : public StreamReader {
 public:
-  void onEvent(const SseEvent &event) override {
-    if (failed)
-      return;
+  Outcome finish() override {
+    // A finish reason ends the answer, `[DONE]` or not.
+    done |= !completion.finishReason.empty();
+    return result("the stream ended before its last chunk");
+  }
+
+protected:
+  bool read(const SseEvent &event) override {
     StringRef data = StringRef(event.data).trim();
     if (data == "[DONE]") {
       done = true;
-      return;
+      return true;
     }
     auto value = llvm::json::parse(data);
     if (!value) {
       failed = malformedAnswer("a stream chunk is not JSON: " +
-                         llvm::toString(value.takeError()));
-      return;
+                               llvm::toString(value.takeError()));
+      return false;
     }
     const Object *o = value->getAsObject();
     if (!o) {
       failed = malformedAnswer("a stream chunk is not a JSON object");
-      return;
+      return false;
     }
     if (const Object *e = o->getObject("error")) {
       ProviderError err;
@@ -59,41 +64,43 @@ public:
                     e->getString("message").value_or("(no message)").str();
       err.retryable = true;
       failed = err;
-      return;
+      return true;
     }
     if (auto id = o->getString("id"); id && completion.requestId.empty())
       completion.requestId = id->str();
     if (auto model = o->getString("model"))
       completion.model = model->str();
+    bool content = false;
     if (const Object *u = o->getObject("usage")) {
       completion.usage = readUsage(u);
-      completion.usageReported = true;
+      completion.usageReported = content = true;
     }
     if (const llvm::json::Array *choices = o->getArray("choices"))
       for (const llvm::json::Value &c : *choices) {
         const Object *co = c.getAsObject();
         if (!co || co->getInteger("index").value_or(0) != 0)
           continue;
-        if (const Object *delta = co->getObject("delta"))
-          if (auto content = delta->getString("content"))
-            completion.text += content->str();
-        if (auto reason = co->getString("finish_reason"))
+        if (const Object *delta = co->getObject("delta")) {
+          if (auto text = delta->getString("content"); text && !text->empty()) {
+            completion.text += text->str();
+            contentBytes += text->size();
+            content = true;
+          }
+          // Reasoning that compatible servers stream (vLLM, DeepSeek):
+          // billed output and progress, not the answer.
+          for (StringRef key : {"reasoning_content", "reasoning"})
+            if (auto text = delta->getString(key); text && !text->empty()) {
+              contentBytes += text->size();
+              content = true;
+            }
+        }
+        if (auto reason = co->getString("finish_reason")) {
           completion.finishReason = reason->str();
+          content = true;
+        }
       }
+    return content;
   }
-
-  Outcome finish() override {
-    if (failed)
-      return *failed;
-    if (!done && completion.finishReason.empty())
-      return malformedAnswer("the stream ended before its last chunk");
-    return completion;
-  }
-
-private:
-  Completion completion;
-  std::optional<ProviderError> failed;
-  bool done = false;
 };
 
 class OpenAIWire : public WireFormat {

@@ -3,13 +3,16 @@
 // `ptxbench extract RESPONSE.md [-o FILE]` writes the code block of a
 // model's answer (see ExtractCode.h for which block) to FILE or stdout and
 // says on stderr which language and line it took. Exit status 1 with the
-// reason when there is no usable block.
+// reason when there is no usable block. On a terminal, control characters
+// in the code (escape sequences, NUL) are shown escaped; a file gets the
+// bytes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
 #include "ptxbench/Prompt/ExtractCode.h"
+#include "ptxbench/Support/TerminalText.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -49,7 +52,7 @@ int runExtract() {
     WithColor::error(errs(), "ptxbench extract") << errorMessage << "\n";
     return 1;
   }
-  out->os() << code->code;
+  writeForTerminal(out->os(), code->code);
   out->keep();
   errs() << "extracted "
          << (code->language == prompt::CodeLanguage::CUDA ? "CUDA C++" : "PTX")

@@ -16,6 +16,7 @@
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/SampleView.h"
 #include "ptxbench/Eval/TurnSummary.h"
+#include "ptxbench/Support/TerminalText.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
@@ -95,7 +96,12 @@ int runReport() {
       return fail(toString(record.takeError()));
     if (!*record)
       return fail("no sample '" + sample + "' in " + dbPath);
-    eval::printSample(**record, out->os());
+    // The sample's code and messages are a model's text: on a terminal its
+    // control characters are shown, not obeyed.
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    eval::printSample(**record, os);
+    writeForTerminal(out->os(), text);
     out->keep();
     return 0;
   }

@@ -42,6 +42,24 @@ TEST(ModelsTest, Full) {
   EXPECT_DOUBLE_EQ(a.cost(u), 0.5 * 3 + 0.5 * 0.3 + 15);
   EXPECT_EQ(models->at("local").baseUrl, "http://127.0.0.1:8000/v1");
   EXPECT_TRUE(models->at("local").apiKeyEnv.empty());
+  // Reply size and deadline, derived from max_output_tokens.
+  EXPECT_EQ(a.replyByteLimit(), (1u << 20) + 100u * 1024);
+  EXPECT_DOUBLE_EQ(a.deadlineSeconds(), 600 + 10);
+  const ModelConfig &local = models->at("local");
+  EXPECT_EQ(local.replyByteLimit(), (1u << 20) + 8192u * 1024);
+}
+
+TEST(ModelsTest, ReplyLimits) {
+  auto models = parseModels(R"({"models": {"a": {"provider": "corpus",
+      "limits": {"max_reply_bytes": 4096}, "timeouts": {"total_s": 0}}}})",
+                            "m.json");
+  ASSERT_TRUE(bool(models)) << llvm::toString(models.takeError());
+  EXPECT_EQ(models->at("a").replyByteLimit(), 4096u);
+  EXPECT_EQ(models->at("a").deadlineSeconds(), 0); // none, said so
+  EXPECT_EQ(errorOf(R"({"models": {"a": {"provider": "corpus",
+                        "limits": {"max_reply_bytes": 0}}}})"),
+            "m.json: models.a.limits.max_reply_bytes: expected an integer "
+            ">= 1024");
 }
 
 TEST(ModelsTest, ErrorsNameFileAndField) {

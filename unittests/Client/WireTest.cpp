@@ -3,7 +3,9 @@
 // The bodies below are exchanges in the documented forms of OpenAI Chat
 // Completions and Anthropic Messages (ids and texts shortened): whole
 // answers, streams, and error bodies, checked for text, finish reason,
-// usage and the retry classification.
+// usage and the retry classification; which stream events are content (what
+// the stall timer counts), what a failed reply delivered, invalid UTF-8, an
+// error object in a 2xx body, redirects and the limits' errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -264,6 +266,126 @@ TEST(WireTest, Classification) {
   malformed.status = 200;
   malformed.body = "{\"content\": [";
   EXPECT_TRUE(error(readOutcome(*wire, malformed, nullptr)).retryable);
+}
+
+/// Which events of `text` the reader calls content.
+std::vector<bool> contentEvents(const WireFormat &wire, llvm::StringRef text) {
+  auto reader = wire.streamReader();
+  SseParser parser;
+  std::vector<bool> content;
+  for (const SseEvent &e : parser.feed(text))
+    content.push_back(reader->onEvent(e));
+  return content;
+}
+
+TEST(WireTest, OnlyContentEventsAreProgress) {
+  // A role-only chunk (empty content), text, text, the finish, the usage,
+  // [DONE].
+  std::vector<bool> openai =
+      contentEvents(*createOpenAIWire(false), openaiStream);
+  EXPECT_EQ(openai, (std::vector<bool>{false, true, true, true, true, true}));
+  // Comments are no events at all; neither is a keep-alive line.
+  EXPECT_TRUE(
+      contentEvents(*createOpenAIWire(true), ": keep-alive\n\n: ping\n\n")
+          .empty());
+  // message_start, content_block_start, thinking, ping, text, text,
+  // content_block_stop, message_delta, message_stop.
+  std::vector<bool> anthropic =
+      contentEvents(*createAnthropicWire(), anthropicStream);
+  EXPECT_EQ(anthropic, (std::vector<bool>{false, false, true, false, true, true,
+                                          false, true, true}));
+}
+
+TEST(WireTest, FailedStreamCarriesWhatItDelivered) {
+  auto wire = createAnthropicWire();
+  std::string text = anthropicStream;
+  text = text.substr(0, text.find("event: content_block_stop"));
+  ProviderError e = error(replayStream(*wire, text));
+  ASSERT_TRUE(e.partial);
+  EXPECT_EQ(e.partial->bytes, 3u + 6u); // "hmm" thinking, "Hello!" text
+  EXPECT_TRUE(e.partial->usageReported);
+  EXPECT_EQ(e.partial->usage.input, 500);
+
+  HttpResult cut;
+  cut.status = 200;
+  cut.error = "transfer closed with 4000 bytes remaining to read";
+  cut.body = "{\"id\": \"chatcmpl-1\", \"choi";
+  ProviderError whole =
+      error(readOutcome(*createOpenAIWire(false), cut, nullptr));
+  EXPECT_TRUE(whole.retryable);
+  ASSERT_TRUE(whole.partial);
+  EXPECT_EQ(whole.partial->bytes, cut.body.size());
+}
+
+TEST(WireTest, InvalidUTF8IsReplacedAndNoted) {
+  std::string stream = openaiStream;
+  stream.replace(stream.find("Hello"), 1, "\xff");
+  Completion c = completion(replayStream(*createOpenAIWire(false), stream));
+  EXPECT_EQ(c.text, "\xef\xbf\xbd"
+                    "ello world");
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("invalid UTF-8"), std::string::npos);
+
+  HttpResult r;
+  r.status = 200;
+  r.body = openaiWhole;
+  r.body.replace(r.body.find("Here:"), 1, "\xc3");
+  Completion w = completion(readOutcome(*createOpenAIWire(false), r, nullptr));
+  EXPECT_EQ(llvm::StringRef(w.text).take_front(3), "\xef\xbf\xbd");
+  EXPECT_EQ(w.notes.size(), 1u);
+}
+
+TEST(WireTest, ErrorObjectInSuccessKeepsTheMessage) {
+  for (auto &wire : {createOpenAIWire(false), createAnthropicWire()}) {
+    HttpResult r;
+    r.status = 200;
+    r.body =
+        R"({"error": {"type": "server_error", "message": "upstream busy"}})";
+    ProviderError e = error(readOutcome(*wire, r, nullptr));
+    EXPECT_EQ(e.message,
+              "the server answered with an error: server_error: upstream busy");
+    EXPECT_TRUE(e.retryable);
+    EXPECT_FALSE(e.partial); // nothing to bill
+  }
+}
+
+TEST(WireTest, RedirectNamesTheLocation) {
+  HttpResult r;
+  r.status = 301;
+  r.headers = {{"location", "https://api.example.com/v2/chat/completions"}};
+  ProviderError e = error(readOutcome(*createOpenAIWire(false), r, nullptr));
+  EXPECT_FALSE(e.retryable);
+  EXPECT_NE(e.message.find("redirects to "
+                           "https://api.example.com/v2/chat/completions"),
+            std::string::npos);
+  EXPECT_NE(e.message.find("base_url"), std::string::npos);
+}
+
+TEST(WireTest, LimitsAreFinal) {
+  auto wire = createOpenAIWire(false);
+  HttpResult r;
+  r.status = 200;
+  r.limit = HttpLimit::Size;
+  r.error = "more than 1000 bytes received (the size limit)";
+  r.receivedBytes = 1001;
+  r.wireBytes = 20;
+  r.body = std::string(1001, 'A');
+  ProviderError size = error(readOutcome(*wire, r, nullptr));
+  EXPECT_FALSE(size.retryable);
+  EXPECT_NE(size.message.find("max_reply_bytes"), std::string::npos);
+  EXPECT_NE(size.message.find("compressed, 20 bytes"), std::string::npos);
+  ASSERT_TRUE(size.partial);
+  EXPECT_EQ(size.partial->bytes, 1001u);
+  r.limit = HttpLimit::Stall;
+  r.error = "stalled: no content for 2.0 s";
+  auto reader = wire->streamReader();
+  ProviderError stall = error(readOutcome(*wire, r, reader.get()));
+  EXPECT_FALSE(stall.retryable);
+  EXPECT_NE(stall.message.find("keep-alive"), std::string::npos);
+  r.limit = HttpLimit::Deadline;
+  r.error = "stopped at the total deadline of 6.0 s";
+  EXPECT_NE(error(readOutcome(*wire, r, nullptr)).message.find("total_s"),
+            std::string::npos);
 }
 
 TEST(WireTest, RetryAfter) {

@@ -58,6 +58,19 @@ struct Completion {
   /// Whether the provider reported the usage (some compatible servers do
   /// not in streams); when not, generate estimates it.
   bool usageReported = false;
+  /// What was repaired in the reply (invalid UTF-8 replaced), for the
+  /// record.
+  std::vector<std::string> notes;
+};
+
+/// What a reply delivered before it failed (cut, stalled, past a limit):
+/// providers bill what they sent, so the budget counts it.
+struct PartialReply {
+  /// Bytes of answer text received (streams), or of the body (whole
+  /// replies).
+  uint64_t bytes = 0;
+  Usage usage;
+  bool usageReported = false;
 };
 
 llvm::json::Value toJSON(const Usage &usage);
@@ -70,6 +83,8 @@ struct ProviderError {
   long status = 0;
   /// Seconds the server asked to wait (Retry-After), when it did.
   std::optional<double> retryAfter;
+  /// Set when a reply started and then failed.
+  std::optional<PartialReply> partial;
 };
 
 } // namespace ptxbench::client

@@ -33,6 +33,9 @@ struct Limits {
   /// 0: unlimited.
   double requestsPerMinute = 0, tokensPerMinute = 0;
   unsigned concurrency = 8;
+  /// Bytes of one reply (headers and decoded body); unset: derived from
+  /// max_output_tokens (ModelConfig::replyByteLimit).
+  std::optional<uint64_t> maxReplyBytes;
 };
 
 struct RetryPolicy {
@@ -52,8 +55,10 @@ struct ModelConfig {
   Limits limits;
   RetryPolicy retry;
   bool stream = true;
-  double connectTimeoutSeconds = 30, stallSeconds = 120,
-         totalTimeoutSeconds = 0;
+  double connectTimeoutSeconds = 30, stallSeconds = 120;
+  /// Seconds one request may take in all; unset: derived from
+  /// max_output_tokens (ModelConfig::deadlineSeconds); 0: none.
+  std::optional<double> totalTimeoutSeconds;
   /// replay: the folder of recorded responses.
   std::string replayDir;
 
@@ -62,7 +67,19 @@ struct ModelConfig {
   }
   /// The cost in dollars of `usage` at this model's prices.
   double cost(const Usage &usage) const;
+  /// The size limit of one reply: max_reply_bytes, else 1 MiB plus 1 KiB
+  /// per output token (a streamed token costs a few hundred bytes of
+  /// event, an escaped one in a whole body at most a few dozen).
+  uint64_t replyByteLimit() const;
+  /// The total deadline of one request: total_s, else 10 minutes plus a
+  /// tenth of a second per output token (the slowest servers' rate).
+  double deadlineSeconds() const;
 };
+
+/// Whether `name` can be a folder of the sample tree (a model's, a task's):
+/// not empty, no separator, not starting with '.' (so not `.` or `..`),
+/// no control characters.
+bool isFolderName(llvm::StringRef name);
 
 /// The built-in `corpus` model (provider corpus, no file needed).
 ModelConfig builtinCorpusModel();

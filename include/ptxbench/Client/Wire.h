@@ -29,10 +29,31 @@ using Outcome = std::variant<Completion, ProviderError>;
 class StreamReader {
 public:
   virtual ~StreamReader() = default;
-  virtual void onEvent(const SseEvent &event) = 0;
+  /// Reads one event (invalid UTF-8 in it replaced, and noted); returns
+  /// whether it carried content (answer or reasoning text, the finish, the
+  /// usage): what the stall timer counts, unlike pings and role-only
+  /// chunks.
+  bool onEvent(const SseEvent &event);
   /// The answer once the transfer ended; a stream that ended before its
   /// final event is a retryable error.
   virtual Outcome finish() = 0;
+  /// What arrived so far, to charge a stream that failed.
+  PartialReply partial() const;
+
+protected:
+  /// onEvent's work, on an event whose data is valid UTF-8.
+  virtual bool read(const SseEvent &event) = 0;
+  /// `completion`, or the failure with what arrived so far.
+  Outcome result(llvm::StringRef unfinished) const;
+
+  Completion completion;
+  std::optional<ProviderError> failed;
+  /// Bytes of answer and reasoning text received.
+  uint64_t contentBytes = 0;
+  bool done = false;
+
+private:
+  bool repaired = false;
 };
 
 class WireFormat {
@@ -60,14 +81,22 @@ std::unique_ptr<WireFormat> createOpenAIWire(bool compatible);
 std::unique_ptr<WireFormat> createAnthropicWire();
 
 /// The outcome of one finished transfer: the error (classified) for a
-/// transport failure or a non-2xx status, else what `parse` or the stream
-/// reader made of the body.
+/// transport failure, a non-2xx status or a limit that stopped it (not
+/// retryable), else what `parse` or the stream reader made of the body. A
+/// reply that started and failed carries what it delivered (`partial`).
 Outcome readOutcome(const WireFormat &wire, const HttpResult &result,
                     StreamReader *stream);
+
+/// The body callback of a streamed request: parses the chunks into events
+/// for `reader` and says whether they carried content.
+HttpClient::DataFn feedStream(std::shared_ptr<StreamReader> reader);
 
 /// An answer the wire format cannot read ("malformed answer: WHAT"); worth
 /// another attempt.
 ProviderError malformedAnswer(llvm::StringRef what);
+/// `text` when it is valid UTF-8, else with the invalid bytes replaced by
+/// U+FFFD and `note` (when given) saying so.
+std::string repairUTF8(llvm::StringRef text, std::string *note = nullptr);
 
 /// Seconds in a Retry-After value (delta seconds or an HTTP date).
 std::optional<double> parseRetryAfter(llvm::StringRef value);

@@ -2,12 +2,13 @@
 
   make_models.py SCENARIO,... [--variants all|openai-stream,...] [--retry N]
                  [--prices IN,OUT,CACHED] [--max-output N] [--concurrency C]
-                 [--stall S]
+                 [--stall S] [--total S] [--max-reply BYTES]
 
 One model per scenario and wire variant, named `<variant>-<scenario>`, whose
 model id `<scenario>/<variant>` tells the server what to do; the key comes
 from PTXBENCH_TEST_KEY. Retries back off from 50 ms; a stream stalls after
-3 s without a byte (--stall).
+3 s without content (--stall); --total and --max-reply set timeouts.total_s
+and limits.max_reply_bytes (else their defaults, derived from --max-output).
 """
 import argparse, json
 
@@ -28,6 +29,8 @@ parser.add_argument("--prices", default="2,8,0.5")
 parser.add_argument("--max-output", type=int, default=1000)
 parser.add_argument("--concurrency", type=int, default=64)
 parser.add_argument("--stall", type=float, default=3)
+parser.add_argument("--total", type=float)
+parser.add_argument("--max-reply", type=int)
 args = parser.parse_args()
 price_in, price_out, price_cached = (float(x) for x in args.prices.split(","))
 models = {}
@@ -46,4 +49,8 @@ for variant in args.variants.split(","):
             "timeouts": {"connect_s": 10, "stall_s": args.stall},
             "retry": {"max_attempts": args.retry, "initial_backoff_s": 0.05, "max_backoff_s": 0.2},
         }
+        if args.total is not None:
+            models["%s-%s" % (variant, scenario)]["timeouts"]["total_s"] = args.total
+        if args.max_reply is not None:
+            models["%s-%s" % (variant, scenario)]["limits"]["max_reply_bytes"] = args.max_reply
 print(json.dumps({"models": models}, indent=1))

@@ -4,14 +4,21 @@ Speaks OpenAI Chat Completions (/v1/chat/completions) and Anthropic
 Messages (/v1/messages), whole or streamed (SSE). The request's model id
 names the scenario, and each scenario counts its attempts, so
 "429a" answers 429 with Retry-After once and then succeeds; "reset" resets
-the connection once. Every request
+the connection once. The hostile scenarios never end on their own: "endless"
+(content without end), "drip" (a content event or byte every 0.3 s),
+"keepalive" (SSE comments and pings, or whitespace, only), "bomb" (a 1 MB
+gzip body that expands to 1 GiB); "error200", "badutf8", "redirect" and
+"liar" (usage that cannot be the answer) answer at once; "echoforms" and
+"keyanswer" put the key's parts and encodings in an error and an answer.
+Every request
 is logged as one JSON line (path, scenario, attempt, stream, whether the
 key matched EXPECTED_KEY, requests in flight): never the key itself.
 """
-import argparse, json, os, socket, struct, sys, threading, time
+import argparse, base64, json, os, socket, struct, sys, threading, time, urllib.parse, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ANSWER = "Here is a kernel.\n\n```cuda\n// @ptxbench grid 1\n__global__ void k() {}\n```\n"
+HOSTILE = ("endless", "drip", "keepalive", "bomb", "error200", "redirect", "badutf8", "liar")
 lock = threading.Lock()
 attempts, state = {}, {"in_flight": 0, "max_in_flight": 0}
 
@@ -69,17 +76,130 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
 
-    def whole(self, anthropic, text):
+    def start_body(self, stream, headers=()):
+        """Headers of a reply whose body comes in pieces until the client goes."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream" if stream else "application/json")
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def put(self, data):
+        self.wfile.write(data.encode() if isinstance(data, str) else data)
+        self.wfile.flush()
+
+    def event(self, anthropic, text):
         if anthropic:
-            body = {"id": "msg_1", "model": "m", "type": "message", "role": "assistant",
+            data = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}
+            return "event: content_block_delta\ndata: %s\n\n" % json.dumps(data)
+        data = {"id": "chatcmpl-1", "model": "m", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+        return "data: %s\n\n" % json.dumps(data)
+
+    def opening(self, anthropic, stream):
+        """The start of an answer whose text never ends."""
+        if stream:
+            if anthropic:
+                return ('event: message_start\ndata: {"type": "message_start", "message": {"id": "msg_1", "model": "m", '
+                        '"usage": {"input_tokens": 100, "output_tokens": 1}}}\n\n')
+            return ""
+        if anthropic:
+            return '{"id": "msg_1", "type": "message", "content": [{"type": "text", "text": "'
+        return '{"id": "chatcmpl-1", "choices": [{"index": 0, "message": {"role": "assistant", "content": "'
+
+    def hostile(self, scenario, anthropic, stream):
+        if scenario == "endless":
+            self.start_body(stream)
+            self.put(self.opening(anthropic, stream))
+            piece = self.event(anthropic, "A" * 64) * 64 if stream else "A" * 4096
+            while True:
+                self.put(piece)
+        if scenario == "drip":
+            self.start_body(stream)
+            self.put(self.opening(anthropic, stream))
+            while True:
+                self.put(self.event(anthropic, "A") if stream else "A")
+                time.sleep(0.3)
+        if scenario == "keepalive":
+            # Whitespace before a whole body, as some gateways send it.
+            self.start_body(stream)
+            if stream:
+                self.put(self.opening(anthropic, stream))
+            while True:
+                if stream:
+                    self.put('event: ping\ndata: {"type": "ping"}\n\n' if anthropic else ": keep-alive\n\n")
+                else:
+                    self.put(" ")
+                time.sleep(0.2)
+        if scenario == "bomb":
+            # Deflate with full flushes: every 1 MiB of A's compresses to the
+            # same kilobyte, so 1 GiB costs a thousand copies of it.
+            z = zlib.compressobj(9, zlib.DEFLATED, 31)
+            chunk = "A" * (1 << 20)
+            head = self.opening(anthropic, stream)
+            if stream and anthropic:
+                head += ('event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, '
+                         '"delta": {"type": "text_delta", "text": "')
+            elif stream:
+                head += 'data: {"id": "chatcmpl-1", "choices": [{"index": 0, "delta": {"content": "'
+            first = z.compress((head + chunk).encode()) + z.flush(zlib.Z_FULL_FLUSH)
+            same = z.compress(chunk.encode()) + z.flush(zlib.Z_FULL_FLUSH)
+            self.start_body(stream, [("Content-Encoding", "gzip")])
+            self.put(first)
+            for _ in range(1023):
+                self.put(same)
+            return
+        if scenario == "error200":
+            return self.send(200, json.dumps({"error": {"type": "server_error", "message": "upstream model overloaded (said with 200)"}}))
+        if scenario == "redirect":
+            self.send_response(302)
+            self.send_header("Location", "https://api.example.com/v2" + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if scenario == "badutf8":
+            text = "Here is a kernel \udcff\udcfe.\n\n```cuda\n// @ptxbench grid 1\n__global__ void k() {}\n```\n"
+            if stream:
+                self.start_body(True)
+                for event, data in self.events(anthropic, text):
+                    raw = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+                    self.put(("event: %s\n" % event if event else "").encode() + b"data: " +
+                             raw.encode("utf-8", "surrogateescape") + b"\n\n")
+                return
+            body = self.whole_body(anthropic, text)
+            return self.send(200, json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+        if scenario == "liar":
+            text = ANSWER + "// " + "x" * 5000 + "\n"
+            if stream:
+                self.start_body(True)
+                for event, data in self.events(anthropic, text):
+                    if isinstance(data, dict) and "usage" in data:
+                        data["usage"] = {"prompt_tokens": 1, "completion_tokens": 1}
+                    if isinstance(data, dict) and "message" in data:
+                        data["message"]["usage"] = {"input_tokens": 1, "output_tokens": 1}
+                    if isinstance(data, dict) and data.get("type") == "message_delta":
+                        data["usage"] = {"output_tokens": 1}
+                    self.put(("event: %s\n" % event if event else "") + "data: " +
+                             (data if isinstance(data, str) else json.dumps(data)) + "\n\n")
+                return
+            body = self.whole_body(anthropic, text)
+            body["usage"] = {"input_tokens": 1, "output_tokens": 1} if anthropic else {"prompt_tokens": 1, "completion_tokens": 1}
+            return self.send(200, json.dumps(body))
+        return None
+
+    def whole_body(self, anthropic, text):
+        if anthropic:
+            return {"id": "msg_1", "model": "m", "type": "message", "role": "assistant",
                     "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": text}],
                     "stop_reason": "end_turn",
                     "usage": {"input_tokens": 100, "cache_read_input_tokens": 20, "output_tokens": 30}}
-        else:
-            body = {"id": "chatcmpl-1", "model": "m",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                    "usage": usage_openai()}
-        self.send(200, json.dumps(body))
+        return {"id": "chatcmpl-1", "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": usage_openai()}
+
+    def whole(self, anthropic, text):
+        self.send(200, json.dumps(self.whole_body(anthropic, text)))
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", 0))
@@ -121,6 +241,16 @@ class Handler(BaseHTTPRequestHandler):
             return error(400, "prompt is too long: 250000 tokens > 200000 maximum", "invalid_request_error")
         if scenario == "echo":
             return error(401, "invalid x-api-key: " + got, "authentication_error")
+        if scenario == "echoforms":
+            # The key's parts and encodings, as a careless server might log it.
+            b64 = base64.b64encode(("Authorization: Bearer " + got).encode()).decode()
+            return error(401, "bad key %s...; as sent: %s; lower: %s; encoded: %s; in a URL: %s"
+                         % (got[:14], got.upper(), got.lower(), b64, urllib.parse.quote(got, safe="")),
+                         "authentication_error")
+        if scenario == "keyanswer":
+            # A model that writes the key into its answer.
+            text = ANSWER + "// leaked: " + got + " and " + base64.urlsafe_b64encode(got.encode()).decode() + "\n"
+            return self.stream(anthropic, text) if stream else self.whole(anthropic, text)
         if scenario == "reset" and attempt == 1:
             # A connection reset before any response (RST, not FIN).
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -161,6 +291,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             return self.send(200, "{not json")
+        if scenario in HOSTILE:
+            return self.hostile(scenario, anthropic, stream)
         if scenario.startswith("slow"):
             time.sleep(float(os.environ.get("SLOW_SECONDS", "0.5")))
         return ok()
