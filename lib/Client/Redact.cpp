@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Base64.h"
 
 using namespace ptxbench::client;
 using llvm::StringRef;
@@ -31,27 +32,24 @@ uint64_t windowHash(const char *text, size_t length) {
   return h ^ (uint64_t(length) * 0x9e3779b97f4a7c15ull);
 }
 
-std::string base64(StringRef bytes, const char *alphabet) {
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t v = uint32_t((unsigned char)bytes[i]) << 16;
-    if (i + 1 < bytes.size())
-      v |= uint32_t((unsigned char)bytes[i + 1]) << 8;
-    if (i + 2 < bytes.size())
-      v |= uint32_t((unsigned char)bytes[i + 2]);
-    size_t chars = std::min<size_t>(4, (bytes.size() - i) * 4 / 3 + 1);
-    for (size_t c = 0; c < chars; ++c)
-      out.push_back(alphabet[(v >> (18 - 6 * c)) & 63]);
-  }
+/// `bytes` in base64 without padding, in the standard alphabet or the
+/// URL-safe one.
+std::string base64(StringRef bytes, bool urlSafe) {
+  std::string out = llvm::encodeBase64(bytes);
+  while (!out.empty() && out.back() == '=')
+    out.pop_back();
+  if (urlSafe)
+    for (char &c : out)
+      c = c == '+' ? '-' : c == '/' ? '_' : c;
   return out;
 }
 
 /// The characters of the base64 of `secret` that do not depend on the
 /// bytes around it when it starts `align` bytes into a 3-byte group.
-std::string base64Core(StringRef secret, unsigned align, const char *alphabet) {
+std::string base64Core(StringRef secret, unsigned align, bool urlSafe) {
   std::string padded(align, '\0');
   padded += secret.str();
-  std::string encoded = base64(padded, alphabet);
+  std::string encoded = base64(padded, urlSafe);
   size_t skip = align == 0 ? 0 : align == 1 ? 2 : 3;
   size_t drop = padded.size() % 3 ? 1 : 0;
   if (encoded.size() <= skip + drop)
@@ -89,11 +87,9 @@ void Redactor::add(StringRef secret) {
   if (secret.size() < 4)
     return;
   addForm(secret.lower());
-  for (const char *alphabet :
-       {"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"})
+  for (bool urlSafe : {false, true})
     for (unsigned align = 0; align < 3; ++align)
-      addForm(StringRef(base64Core(secret, align, alphabet)).lower());
+      addForm(StringRef(base64Core(secret, align, urlSafe)).lower());
   addForm(StringRef(percentEncoded(secret)).lower());
 }
 

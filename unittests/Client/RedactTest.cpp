@@ -9,9 +9,11 @@
 
 #include "ptxbench/Client/Redact.h"
 
+#include "llvm/Support/Base64.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace ptxbench::client;
@@ -21,20 +23,10 @@ namespace {
 const char *key = "sk-proj-Q7fT2mZ9wLx4Rv8KpB3nYc6H";
 
 std::string base64(llvm::StringRef bytes, bool url = false) {
-  const char *alphabet =
-      url ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-          : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t v = uint32_t((unsigned char)bytes[i]) << 16;
-    if (i + 1 < bytes.size())
-      v |= uint32_t((unsigned char)bytes[i + 1]) << 8;
-    if (i + 2 < bytes.size())
-      v |= uint32_t((unsigned char)bytes[i + 2]);
-    for (size_t c = 0; c < 4; ++c)
-      out.push_back(c <= (bytes.size() - i) ? alphabet[(v >> (18 - 6 * c)) & 63]
-                                            : '=');
-  }
+  std::string out = llvm::encodeBase64(bytes);
+  if (url)
+    std::replace(out.begin(), out.end(), '+', '-'),
+        std::replace(out.begin(), out.end(), '/', '_');
   return out;
 }
 
