@@ -9,6 +9,7 @@
 
 #include "ptxbench/Analysis/CanonicalForm.h"
 #include "ptxbench/Conversion/ImportPTX.h"
+#include "ptxbench/Eval/ModuleKernels.h"
 #include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Report/BuildReport.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
@@ -28,6 +29,7 @@ struct StaticEvaluator::Impl {
   mlir::MLIRContext context;
   mlir::OwningOpRef<ptx::ModuleOp> module;
   std::string ptx, ptxName;
+  std::vector<runtime::ModuleKernel> kernels;
   Impl() { context.disableMultithreading(); }
 };
 
@@ -97,6 +99,7 @@ bool StaticEvaluator::prepare(SampleRecord &record,
                               const StaticOptions &options) {
   Impl &s = *impl;
   s.module = nullptr;
+  s.kernels.clear();
   std::string name = record.sourceName();
   s.ptxName = record.language == "cu" ? name + ".ptx" : name;
   if (record.language == "cu") {
@@ -145,7 +148,12 @@ bool StaticEvaluator::prepare(SampleRecord &record,
     return false;
   }
   record.canonicalHash = analysis::canonicalHash(*s.module);
+  s.kernels = moduleKernels(*s.module);
   return true;
+}
+
+llvm::ArrayRef<runtime::ModuleKernel> StaticEvaluator::kernels() const {
+  return impl->kernels;
 }
 
 void StaticEvaluator::analyze(SampleRecord &record,

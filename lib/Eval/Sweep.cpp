@@ -19,6 +19,7 @@
 #include "ptxbench/Eval/Summary.h"
 #include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Toolchain/Assembler.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
@@ -62,6 +63,10 @@ struct TaskInfo {
   std::set<std::string> heldout;
   /// SHA-256 of task.json, part of every reuse key.
   std::string fileHash;
+  /// The task and the workloads of the sweep's shapes, for the launch
+  /// plan's check.
+  std::optional<runtime::Task> task;
+  std::vector<runtime::Workload> workloads;
   std::string error;
 };
 
@@ -353,6 +358,13 @@ ptxbench::eval::runSweep(ResultsStore &store,
     info.f32Accumulate = task->accumulate == "f32";
     for (const runtime::Workload &w : task->heldout)
       info.heldout.insert(w.name);
+    auto selected = runtime::selectWorkloads(*task, options.shapes);
+    if (!selected) {
+      info.error = toString(selected.takeError());
+      continue;
+    }
+    info.workloads = std::move(*selected);
+    info.task = std::move(*task);
   }
 
   std::string environment = llvm::formatv(
@@ -417,6 +429,23 @@ ptxbench::eval::runSweep(ResultsStore &store,
     // Every sample is analyzed itself: the findings name its file and
     // lines.
     evaluator.analyze(record, staticOptions);
+    // The launch plan needs no GPU: a plan error (every mistake, as
+    // `ptxbench run` reports it) is the sample's run status with or
+    // without --static-only.
+    runtime::RunResult planned;
+    planned.task = task.task->name;
+    planned.solution = record.sourceName();
+    planned.baseline = task.task->baseline;
+    planned.arch = options.arch;
+    if (!runtime::checkPlanOffline(*task.task, task.workloads, record.code,
+                                   record.sourceName(), evaluator.kernels(),
+                                   planned)) {
+      record.runStatus =
+          runtime::statusName(runtime::worstStatus(planned)).str();
+      record.runJson = withFeatureCounts(withSplits(
+          llvm::formatv("{0}", runtime::toJSON(planned)).str(), task.heldout));
+      return commit();
+    }
     if (options.staticOnly)
       return commit();
     // A run is shared only with samples that would run the same way: the

@@ -137,25 +137,14 @@ ptxbench::prompt::extractCode(StringRef response) {
         " code blocks is CUDA C++ or PTX (tag the solution ```cuda or "
         "```ptx)");
 
-  // Several complete kernels are competing answers; snippets before the
-  // last block are explanation.
-  llvm::SmallVector<unsigned> kernelLines;
-  for (auto &[block, language] : candidates)
-    if (definesKernel(block->code))
-      kernelLines.push_back(block->openLine);
-  if (kernelLines.size() > 1) {
-    std::string lines;
-    for (unsigned line : kernelLines)
-      lines += (lines.empty() ? "" : ", ") + std::to_string(line);
-    return llvm::createStringError(
-        "the answer has " + llvm::Twine(kernelLines.size()) +
-        " code blocks that each define a kernel (at lines " + lines +
-        "); give exactly one solution");
-  }
+  // answerContract: the last block that defines a kernel (a draft and its
+  // final version give the final one), else the last candidate; snippets
+  // are explanation.
   auto [block, language] = candidates.back();
-  if (!kernelLines.empty() && kernelLines.front() != block->openLine)
-    for (auto &candidate : candidates)
-      if (candidate.first->openLine == kernelLines.front())
-        std::tie(block, language) = candidate;
+  for (auto it = candidates.rbegin(); it != candidates.rend(); ++it)
+    if (definesKernel(it->first->code)) {
+      std::tie(block, language) = *it;
+      break;
+    }
   return ExtractedCode{language, block->code, block->codeLine};
 }

@@ -246,9 +246,18 @@ void FeedbackWriter::planErrors() {
   failed = true;
   os << "\n## Launch plan errors\n\n"
      << "The `// @ptxbench` lines do not fit the task; nothing was run.\n\n";
-  for (auto &[key, group] : byMessage(ws))
-    os << "- " << names(group) << ": `" << str(group.front(), "message").trim()
-       << "`\n";
+  // Every mistake of the plan, one line each.
+  for (auto &[key, group] : byMessage(ws)) {
+    SmallVector<StringRef> lines;
+    str(group.front(), "message").trim().split(lines, '\n', -1, false);
+    if (lines.size() == 1) {
+      os << "- " << names(group) << ": `" << lines.front().trim() << "`\n";
+      continue;
+    }
+    os << "- " << names(group) << ":\n";
+    for (StringRef line : lines)
+      os << "  - `" << line.trim() << "`\n";
+  }
 }
 
 void FeedbackWriter::failedRuns() {

@@ -9,6 +9,7 @@
 #include "ptxbench/Prompt/TaskText.h"
 
 #include "ptxbench/ISA/ISA.h"
+#include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Prompt/Feedback.h"
 #include "ptxbench/Runtime/LaunchPlan.h"
 
@@ -354,7 +355,7 @@ std::string prompt::renderResponseFormat(StringRef arch) {
      << arch
      << "), holding the whole submission: its `// @ptxbench` launch-plan "
         "lines and every kernel. Explanations may come before the block; "
-        "do not add other code blocks. The last block in the answer is the "
-        "one that is run.\n";
+        "do not add other code blocks. "
+     << answerContract << "\n";
   return text;
 }

@@ -2,7 +2,8 @@
 //
 // Each `// @ptxbench` line is one statement: `kernel`, `args`, `tensormap`
 // or `workspace`. Words are separated by whitespace outside parentheses, so
-// expressions may hold spaces only inside parentheses.
+// expressions may hold spaces only inside parentheses. A wrong line is
+// reported and the next one read, so every mistake is found in one pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,9 +94,16 @@ public:
                             "tensormap or workspace");
     Word keyword = words->front();
     SourceLoc kwLoc = loc.withCol(keyword.col);
-    if (keyword.text == "kernel")
-      return parseKernel(*words, kwLoc);
+    if (keyword.text == "kernel") {
+      Error err = parseKernel(*words, kwLoc);
+      kernelFailed = bool(err);
+      return err;
+    }
     if (keyword.text == "args") {
+      // The args of a kernel line that was wrong: that line's error says
+      // enough.
+      if (kernelFailed)
+        return Error::success();
       if (plan.kernels.empty())
         return makeError(kwLoc, "'args' before any 'kernel' line");
       size_t off = keyword.col - loc.col + keyword.text.size();
@@ -111,22 +119,30 @@ public:
                                 "workspace");
   }
 
-  Expected<LaunchPlan> finish(SourceLoc fileLoc) {
-    if (plan.kernels.empty())
+  /// The plan, or every mistake found in it (`errors`, from the lines,
+  /// and the ones only the whole plan shows), in the order of the file.
+  Expected<LaunchPlan> finish(SourceLoc fileLoc, Error errors) {
+    if (plan.kernels.empty() && !errors && !kernelFailed)
       return makeError(fileLoc, "no launch plan: expected at least one "
                                 "'// @ptxbench kernel NAME grid=... "
                                 "block=...' line (see docs/launch-plan.md)");
     for (const KernelDecl &k : plan.kernels)
       if (!k.hasArgs)
-        return makeError(k.loc, "kernel '" + k.name +
-                                    "' has no 'args' line (write 'args' "
-                                    "alone for a kernel without parameters)");
+        errors = joinErrors(
+            std::move(errors),
+            makeError(k.loc, "kernel '" + k.name +
+                                 "' has no 'args' line (write 'args' alone "
+                                 "for a kernel without parameters)"));
+    if (errors)
+      return std::move(errors);
     return std::move(plan);
   }
 
 private:
   LaunchPlan plan;
   StringSet<> names;
+  /// The last kernel line was wrong (its args line is not checked).
+  bool kernelFailed = false;
 
   Error declare(StringRef name, const SourceLoc &loc, StringRef what) {
     if (name.empty() || !(isAlpha(name[0]) || name[0] == '_'))
@@ -422,6 +438,8 @@ private:
 Expected<LaunchPlan> ptxbench::runtime::parseLaunchPlan(StringRef source,
                                                         StringRef fileName) {
   PlanParser parser(fileName);
+  // Every line is parsed, so one answer hears of every mistake at once.
+  Error errors = Error::success();
   unsigned lineNo = 0;
   for (StringRef rest = source; !rest.empty() || lineNo == 0;) {
     auto [line, tail] = rest.split('\n');
@@ -438,11 +456,11 @@ Expected<LaunchPlan> ptxbench::runtime::parseLaunchPlan(StringRef source,
           continue; // e.g. @ptxbenchmark: not ours
         SourceLoc loc{fileName.str(), lineNo, col};
         if (Error err = parser.parseLine(body, loc))
-          return std::move(err);
+          errors = joinErrors(std::move(errors), std::move(err));
       }
     }
     if (tail.empty())
       break;
   }
-  return parser.finish(SourceLoc{fileName.str(), 0, 0});
+  return parser.finish(SourceLoc{fileName.str(), 0, 0}, std::move(errors));
 }

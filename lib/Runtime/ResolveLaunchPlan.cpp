@@ -5,7 +5,9 @@
 // tensor, workspace, tensor map or scalar, and the results checked against
 // the limits the hardware and the tensor-map encoder set (grid, block and
 // cluster sizes, dynamic shared memory, box sizes and swizzle spans, the
-// range of each scalar's type), each error at the plan's own line.
+// range of each scalar's type), each error at the plan's own line. Every
+// mistake is reported, not only the first: a wrong declaration still gets
+// its name, so what uses it is checked without repeating its error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,8 +19,27 @@
 using namespace llvm;
 using namespace ptxbench::runtime;
 
-static Expected<uint32_t> evalDim(const Expr &e, const Bindings &params,
-                                  StringRef what, int64_t max) {
+namespace {
+
+/// Every mistake of a plan for one workload, in the order of the plan.
+class Mistakes {
+public:
+  void add(Error e) { errors = joinErrors(std::move(errors), std::move(e)); }
+  /// `v`'s value, or `fallback` with its error kept.
+  template <typename T> T take(Expected<T> v, T fallback) {
+    if (v)
+      return *v;
+    add(v.takeError());
+    return fallback;
+  }
+  Error finish() { return std::move(errors); }
+
+private:
+  Error errors = Error::success();
+};
+
+Expected<uint32_t> evalDim(const Expr &e, const Bindings &params,
+                           StringRef what, int64_t max) {
   auto v = e.evaluate(params);
   if (!v)
     return v.takeError();
@@ -29,71 +50,111 @@ static Expected<uint32_t> evalDim(const Expr &e, const Bindings &params,
   return uint32_t(*v);
 }
 
+std::string taskTensors(const Task &task) {
+  std::string known;
+  for (const TensorSpec &s : task.tensors)
+    known += (known.empty() ? "" : ", ") + s.name;
+  return known;
+}
+
+/// The checks of one tensor map against its tensor: rank, box sizes, the
+/// innermost box's bytes against 16-byte granules and the swizzle span.
+void resolveTensorMap(const TensorMapDecl &m, const Task &task,
+                      const Bindings &params, Mistakes &mistakes,
+                      ResolvedTensorMap &r) {
+  int t = task.tensorIndex(m.tensor);
+  if (t < 0)
+    return mistakes.add(makeError(
+        m.tensorLoc, "unknown tensor '" + m.tensor +
+                         "' (task tensors: " + taskTensors(task) + ")"));
+  r.tensor = unsigned(t);
+  const TensorSpec &spec = task.tensors[t];
+  if (m.box.size() != spec.shape.size())
+    return mistakes.add(makeError(
+        m.loc, "box has " + Twine(m.box.size()) + " sizes but tensor '" +
+                   spec.name + "' has rank " + Twine(spec.shape.size())));
+  if (m.box.size() > 5)
+    return mistakes.add(makeError(m.loc, "tensor maps have rank at most 5"));
+  bool boxOk = true;
+  for (const Expr &b : m.box) {
+    auto v = evalDim(b, params, "box size", 256);
+    boxOk &= bool(v);
+    r.box.push_back(mistakes.take(std::move(v), uint32_t(1)));
+  }
+  if (!boxOk || m.interleave != Interleave::None)
+    return;
+  uint64_t innerBytes = uint64_t(r.box.back()) * dtypeSize(spec.dtype);
+  if (innerBytes % 16)
+    mistakes.add(makeError(m.box.back().loc(),
+                           "the innermost box size times the element size (" +
+                               Twine(innerBytes) +
+                               " bytes) must be a multiple of 16"));
+  unsigned swz = m.swizzle == Swizzle::B32    ? 32
+                 : m.swizzle == Swizzle::B64  ? 64
+                 : m.swizzle == Swizzle::B128 ? 128
+                                              : 0;
+  if (swz && innerBytes > swz)
+    mistakes.add(makeError(m.box.back().loc(),
+                           "the innermost box is " + Twine(innerBytes) +
+                               " bytes, more than the " + Twine(swz) +
+                               "-byte swizzle span"));
+}
+
+/// Whether `value` fits the scalar type.
+bool fits(int64_t value, ScalarType type) {
+  switch (type) {
+  case ScalarType::I32:
+    return value >= INT32_MIN && value <= INT32_MAX;
+  case ScalarType::U32:
+    return value >= 0 && value <= int64_t(UINT32_MAX);
+  case ScalarType::I64:
+    return true;
+  case ScalarType::U64:
+    return value >= 0;
+  }
+  llvm_unreachable("scalar type");
+}
+
+} // namespace
+
 Expected<ResolvedPlan>
 ptxbench::runtime::resolveLaunchPlan(const LaunchPlan &plan, const Task &task,
                                      const Bindings &params) {
   ResolvedPlan out;
+  Mistakes mistakes;
   StringMap<unsigned> workspaceIndex, mapIndex;
+  // Every declaration gets its index even when it is wrong, so a kernel
+  // argument naming it is not reported again as an unknown name.
   for (const WorkspaceDecl &w : plan.workspaces) {
-    if (task.tensorIndex(w.name) >= 0 || params.count(w.name))
-      return makeError(w.loc, "workspace '" + w.name +
-                                  "' hides a task tensor or parameter");
-    auto bytes = w.bytes.evaluate(params);
-    if (!bytes)
-      return bytes.takeError();
-    if (*bytes < 0 || *bytes > (int64_t(1) << 40))
-      return makeError(w.bytes.loc(), "workspace size '" + w.bytes.text() +
-                                          "' is " + Twine(*bytes) +
-                                          " bytes here");
     workspaceIndex[w.name] = out.workspaces.size();
-    out.workspaces.push_back({w.name, uint64_t(*bytes), w.zero});
+    out.workspaces.push_back({w.name, 0, w.zero});
+    if (task.tensorIndex(w.name) >= 0 || params.count(w.name)) {
+      mistakes.add(makeError(w.loc, "workspace '" + w.name +
+                                        "' hides a task tensor or parameter"));
+      continue;
+    }
+    auto bytes = w.bytes.evaluate(params);
+    if (!bytes) {
+      mistakes.add(bytes.takeError());
+      continue;
+    }
+    if (*bytes < 0 || *bytes > (int64_t(1) << 40)) {
+      mistakes.add(makeError(w.bytes.loc(), "workspace size '" +
+                                                w.bytes.text() + "' is " +
+                                                Twine(*bytes) + " bytes here"));
+      continue;
+    }
+    out.workspaces.back().bytes = uint64_t(*bytes);
   }
   for (const TensorMapDecl &m : plan.tensorMaps) {
-    if (task.tensorIndex(m.name) >= 0 || params.count(m.name))
-      return makeError(m.loc, "tensor map '" + m.name +
-                                  "' hides a task tensor or parameter");
-    int t = task.tensorIndex(m.tensor);
-    if (t < 0) {
-      std::string known;
-      for (const TensorSpec &s : task.tensors)
-        known += (known.empty() ? "" : ", ") + s.name;
-      return makeError(m.tensorLoc, "unknown tensor '" + m.tensor +
-                                        "' (task tensors: " + known + ")");
-    }
-    const TensorSpec &spec = task.tensors[t];
-    if (m.box.size() != spec.shape.size())
-      return makeError(m.loc, "box has " + Twine(m.box.size()) +
-                                  " sizes but tensor '" + spec.name +
-                                  "' has rank " + Twine(spec.shape.size()));
-    if (m.box.size() > 5)
-      return makeError(m.loc, "tensor maps have rank at most 5");
-    ResolvedTensorMap r{m.name,       unsigned(t), {},   m.swizzle,
-                        m.interleave, m.l2,        m.oob};
-    for (const Expr &b : m.box) {
-      auto v = evalDim(b, params, "box size", 256);
-      if (!v)
-        return v.takeError();
-      r.box.push_back(*v);
-    }
-    if (m.interleave == Interleave::None) {
-      uint64_t innerBytes = uint64_t(r.box.back()) * dtypeSize(spec.dtype);
-      if (innerBytes % 16)
-        return makeError(m.box.back().loc(),
-                         "the innermost box size times the element size (" +
-                             Twine(innerBytes) +
-                             " bytes) must be a multiple of 16");
-      unsigned swz = m.swizzle == Swizzle::B32    ? 32
-                     : m.swizzle == Swizzle::B64  ? 64
-                     : m.swizzle == Swizzle::B128 ? 128
-                                                  : 0;
-      if (swz && innerBytes > swz)
-        return makeError(m.box.back().loc(),
-                         "the innermost box is " + Twine(innerBytes) +
-                             " bytes, more than the " + Twine(swz) +
-                             "-byte swizzle span");
-    }
     mapIndex[m.name] = out.tensorMaps.size();
-    out.tensorMaps.push_back(std::move(r));
+    ResolvedTensorMap &r = out.tensorMaps.emplace_back();
+    r = {m.name, 0, {}, m.swizzle, m.interleave, m.l2, m.oob};
+    if (task.tensorIndex(m.name) >= 0 || params.count(m.name))
+      mistakes.add(makeError(m.loc, "tensor map '" + m.name +
+                                        "' hides a task tensor or parameter"));
+    else
+      resolveTensorMap(m, task, params, mistakes, r);
   }
   for (const KernelDecl &k : plan.kernels) {
     ResolvedKernel r;
@@ -103,35 +164,31 @@ ptxbench::runtime::resolveLaunchPlan(const LaunchPlan &plan, const Task &task,
     static const int64_t blockMax[3] = {1024, 1024, 64};
     for (unsigned i = 0; i < 3; ++i) {
       auto g = evalDim(k.grid[i], params, "grid dimension", gridMax[i]);
-      if (!g)
-        return g.takeError();
       auto b = evalDim(k.block[i], params, "block dimension", blockMax[i]);
-      if (!b)
-        return b.takeError();
       auto c = evalDim(k.cluster[i], params, "cluster dimension", 16);
-      if (!c)
-        return c.takeError();
-      r.grid[i] = *g;
-      r.block[i] = *b;
-      r.cluster[i] = *c;
-      if (r.grid[i] % r.cluster[i])
-        return makeError(k.cluster[i].loc(),
-                         "grid dimension " + Twine(r.grid[i]) +
-                             " is not a multiple of the cluster dimension " +
-                             Twine(r.cluster[i]));
+      bool gridAndCluster = g && c;
+      r.grid[i] = mistakes.take(std::move(g), uint32_t(1));
+      r.block[i] = mistakes.take(std::move(b), uint32_t(1));
+      r.cluster[i] = mistakes.take(std::move(c), uint32_t(1));
+      if (gridAndCluster && r.grid[i] % r.cluster[i])
+        mistakes.add(makeError(k.cluster[i].loc(),
+                               "grid dimension " + Twine(r.grid[i]) +
+                                   " is not a multiple of the cluster "
+                                   "dimension " +
+                                   Twine(r.cluster[i])));
     }
     uint64_t threads = uint64_t(r.block[0]) * r.block[1] * r.block[2];
     if (threads > 1024)
-      return makeError(k.block[0].loc(), "block has " + Twine(threads) +
-                                             " threads; at most 1024");
-    auto smem = k.smem.evaluate(params);
-    if (!smem)
-      return smem.takeError();
-    if (*smem < 0 || *smem > 227 * 1024)
-      return makeError(k.smem.loc(), "dynamic shared memory '" + k.smem.text() +
-                                         "' is " + Twine(*smem) +
-                                         " bytes here; at most 232448");
-    r.smem = uint32_t(*smem);
+      mistakes.add(makeError(k.block[0].loc(), "block has " + Twine(threads) +
+                                                   " threads; at most 1024"));
+    if (auto smem = k.smem.evaluate(params); !smem)
+      mistakes.add(smem.takeError());
+    else if (*smem < 0 || *smem > 227 * 1024)
+      mistakes.add(makeError(
+          k.smem.loc(), "dynamic shared memory '" + k.smem.text() + "' is " +
+                            Twine(*smem) + " bytes here; at most 232448"));
+    else
+      r.smem = uint32_t(*smem);
     for (const PlanArg &a : k.args) {
       ResolvedArg ra;
       std::vector<std::string> used = a.value.names();
@@ -143,8 +200,9 @@ ptxbench::runtime::resolveLaunchPlan(const LaunchPlan &plan, const Task &task,
         auto tm = mapIndex.find(n);
         if (t >= 0 || ws != workspaceIndex.end() || tm != mapIndex.end()) {
           if (a.type)
-            return makeError(a.loc, "'" + n + "' is not a scalar; drop the ':" +
-                                        scalarTypeName(*a.type) + "'");
+            mistakes.add(makeError(a.loc, "'" + n +
+                                              "' is not a scalar; drop the ':" +
+                                              scalarTypeName(*a.type) + "'"));
           if (t >= 0) {
             ra.kind = ResolvedArg::Kind::Tensor;
             ra.index = t;
@@ -164,40 +222,26 @@ ptxbench::runtime::resolveLaunchPlan(const LaunchPlan &plan, const Task &task,
       auto v = a.value.evaluate(params);
       if (!v) {
         // Name tensors, workspaces and maps too, so a typo is easy to spot.
-        std::string msg = toString(v.takeError());
-        std::string known;
-        for (const TensorSpec &s : task.tensors)
-          known += (known.empty() ? "" : ", ") + s.name;
+        std::string known = taskTensors(task);
         for (const auto &w : plan.workspaces)
           known += ", " + w.name;
         for (const auto &m : plan.tensorMaps)
           known += ", " + m.name;
-        return createStringError(inconvertibleErrorCode(),
-                                 msg + "; buffers: " + known);
+        mistakes.add(
+            createStringError(inconvertibleErrorCode(),
+                              toString(v.takeError()) + "; buffers: " + known));
+      } else if (!fits(*v, ra.type)) {
+        mistakes.add(makeError(a.loc, "value " + Twine(*v) + " of '" +
+                                          a.value.text() + "' does not fit " +
+                                          scalarTypeName(ra.type)));
+      } else {
+        ra.value = *v;
       }
-      int64_t value = *v;
-      bool fits = true;
-      switch (ra.type) {
-      case ScalarType::I32:
-        fits = value >= INT32_MIN && value <= INT32_MAX;
-        break;
-      case ScalarType::U32:
-        fits = value >= 0 && value <= int64_t(UINT32_MAX);
-        break;
-      case ScalarType::I64:
-        break;
-      case ScalarType::U64:
-        fits = value >= 0;
-        break;
-      }
-      if (!fits)
-        return makeError(a.loc, "value " + Twine(value) + " of '" +
-                                    a.value.text() + "' does not fit " +
-                                    scalarTypeName(ra.type));
-      ra.value = value;
       r.args.push_back(ra);
     }
     out.kernels.push_back(std::move(r));
   }
+  if (Error e = mistakes.finish())
+    return std::move(e);
   return out;
 }

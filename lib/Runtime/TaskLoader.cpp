@@ -137,6 +137,7 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
     if (std::optional<Expr> e = expr(*v, key, params))
       *field = *e;
   }
+  checkWorkCounts(task);
 
   readReference(o, resolvable, complete, task);
 

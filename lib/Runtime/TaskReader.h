@@ -99,6 +99,12 @@ public:
                      const std::vector<bool> &complete, Task &task);
   /// "check" (TaskChecks.cpp), with a tolerance for the dtype of every
   /// complete output.
+  /// Each tensor of `workload` (at `path`) is at most 2^40 bytes.
+  void checkTensorSizes(llvm::StringRef path, const Workload &workload,
+                        const std::vector<bool> &complete, const Task &task);
+  /// "flops" and "bytes" evaluate (no division by zero, no overflow) to a
+  /// count >= 0 for every workload.
+  void checkWorkCounts(const Task &task);
   void readChecks(const llvm::json::Object &top,
                   const std::vector<bool> &complete, Task &task);
   /// "timing" and "credit" (TaskChecks.cpp).

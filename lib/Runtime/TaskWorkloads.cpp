@@ -3,9 +3,11 @@
 // The "workloads" section: the development and held-out splits, each a list
 // of parameter bindings. Reading gives each workload a name (its own, or
 // "dev M=.. N=.. K=.." from its split and values), checks that it binds
-// every parameter and nothing else, that names are unique, and that every
-// tensor dimension is at least 1 under it. selectWorkloads expands a
-// selection (a split, "all", or one name) into the workloads to run.
+// every parameter and nothing else, that names are unique, that every
+// tensor dimension is at least 1 under it and no tensor is larger than any
+// GPU's memory, and that the FLOP and byte counts evaluate for it.
+// selectWorkloads expands a selection (a split, "all", or one name) into the
+// workloads to run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,9 +137,68 @@ void TaskReader::readWorkloads(const json::Object &top, const Params *params,
         error(path, "dimension '" + text + "' is " + Twine(value) + " (in " +
                         join(users[text], ", ") +
                         "); expected every dimension to be at least 1");
+      if (small.empty())
+        checkTensorSizes(path, workload, complete, task);
       list->push_back(std::move(workload));
     }
   }
+}
+
+/// The most bytes one tensor may have: more than any GPU's memory, so a
+/// larger one is a mistake in the task (a shape's exponent, a wrong
+/// parameter), not a workload.
+static constexpr uint64_t maxTensorBytes = uint64_t(1) << 40;
+
+void TaskReader::checkTensorSizes(StringRef path, const Workload &workload,
+                                  const std::vector<bool> &complete,
+                                  const Task &task) {
+  for (size_t t = 0; t < task.tensors.size(); ++t) {
+    if (!complete[t])
+      continue;
+    const TensorSpec &spec = task.tensors[t];
+    uint64_t bytes = dtypeSize(spec.dtype);
+    bool overflow = false;
+    std::vector<std::string> dims;
+    for (const Expr &dim : spec.shape) {
+      Expected<int64_t> v = dim.evaluate(workload.params);
+      if (!v) {
+        consumeError(v.takeError()); // reported with the dimensions
+        return;
+      }
+      dims.push_back(std::to_string(*v));
+      overflow |= __builtin_mul_overflow(bytes, uint64_t(*v), &bytes);
+    }
+    if (!overflow && bytes <= maxTensorBytes)
+      continue;
+    error(path, "tensor '" + spec.name + "' would be " +
+                    (overflow ? std::string("more than 2^64")
+                              : std::to_string(bytes)) +
+                    " bytes ([" + join(dims, ", ") +
+                    "]); expected at most 2^40 bytes (1 TiB) per tensor");
+  }
+}
+
+void TaskReader::checkWorkCounts(const Task &task) {
+  for (const std::vector<Workload> *split : {&task.dev, &task.heldout})
+    for (const Workload &w : *split)
+      for (auto [key, e] :
+           {std::pair<StringRef, const Expr *>{"flops", &task.flops},
+            {"bytes", &task.bytes}}) {
+        if (e->isNull())
+          continue;
+        Expected<int64_t> v = e->evaluate(w.params);
+        if (!v) {
+          // "FILE: flops: error: division by zero in ...": the message.
+          std::string message = toString(v.takeError());
+          StringRef rest(message);
+          if (size_t at = rest.find("error: "); at != StringRef::npos)
+            rest = rest.drop_front(at + 7);
+          error(key, rest + " for workload \"" + w.name + "\"");
+        } else if (*v < 0) {
+          error(key, "is " + Twine(*v) + " for workload \"" + w.name +
+                         "\"; expected a count >= 0");
+        }
+      }
 }
 
 Expected<std::vector<Workload>>

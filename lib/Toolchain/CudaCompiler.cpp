@@ -90,8 +90,15 @@ struct Nvrtc {
     error = "libnvrtc has no " #name;
     PTXBENCH_NVRTC(PTXBENCH_LOOKUP)
 #undef PTXBENCH_LOOKUP
+    // Since NVRTC 11.2; optional.
+    getNumSupportedArchs = reinterpret_cast<decltype(getNumSupportedArchs)>(
+        dlsym(library, "nvrtcGetNumSupportedArchs"));
+    getSupportedArchs = reinterpret_cast<decltype(getSupportedArchs)>(
+        dlsym(library, "nvrtcGetSupportedArchs"));
   }
   bool loaded() const { return error.empty(); }
+  decltype(&::nvrtcGetNumSupportedArchs) getNumSupportedArchs = nullptr;
+  decltype(&::nvrtcGetSupportedArchs) getSupportedArchs = nullptr;
 #undef PTXBENCH_NVRTC
 };
 
@@ -127,6 +134,18 @@ bool ptxbench::toolchain::canCompileCUDA(std::string *why) {
   if (why)
     *why = nvrtc().error;
   return nvrtc().loaded();
+}
+
+std::vector<int> ptxbench::toolchain::nvrtcArchs() {
+  const Nvrtc &lib = nvrtc();
+  int count = 0;
+  if (!lib.loaded() || !lib.getNumSupportedArchs || !lib.getSupportedArchs ||
+      lib.getNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0)
+    return {};
+  std::vector<int> archs(count);
+  if (lib.getSupportedArchs(archs.data()) != NVRTC_SUCCESS)
+    return {};
+  return archs;
 }
 
 std::string ptxbench::toolchain::nvrtcVersion() {
@@ -188,6 +207,8 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
 
 #else
 
+std::vector<int> ptxbench::toolchain::nvrtcArchs() { return {}; }
+
 std::string ptxbench::toolchain::nvrtcVersion() { return ""; }
 
 bool ptxbench::toolchain::canCompileCUDA(std::string *why) {
@@ -206,3 +227,36 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef, StringRef,
 }
 
 #endif
+
+llvm::Error ptxbench::toolchain::checkTargetName(StringRef arch) {
+  StringRef number = arch;
+  bool named = number.consume_front("sm_");
+  char suffix = 0;
+  if (named && (number.ends_with("a") || number.ends_with("f"))) {
+    suffix = number.back();
+    number = number.drop_back();
+  }
+  unsigned sm = 0;
+  named = named && !number.empty() && llvm::all_of(number, llvm::isDigit) &&
+          !number.getAsInteger(10, sm);
+  std::vector<int> known = nvrtcArchs();
+  std::string list;
+  for (int k : known)
+    list += (list.empty() ? "" : ", ") + ("sm_" + llvm::Twine(k)).str();
+  std::string hint = known.empty()
+                         ? std::string("such as sm_90a or sm_100a")
+                         : "NVRTC " + nvrtcVersion() + " knows " + list +
+                               ", with 'a' (sm_90a and newer) or 'f' "
+                               "(sm_100f and newer) for the architecture- "
+                               "and family-specific targets";
+  if (!named)
+    return llvm::createStringError("unknown architecture '" + arch +
+                                   "'; expected sm_<number> with an optional "
+                                   "'a' or 'f' suffix, " +
+                                   hint);
+  if ((suffix == 'a' && sm < 90) || (suffix == 'f' && sm < 100) ||
+      (!known.empty() && !llvm::is_contained(known, int(sm))))
+    return llvm::createStringError("unknown architecture '" + arch + "'; " +
+                                   hint);
+  return llvm::Error::success();
+}

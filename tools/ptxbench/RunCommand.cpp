@@ -1,11 +1,12 @@
 //===- RunCommand.cpp - ptxbench run --------------------------------------===//
 //
-// `ptxbench run --task tasks/<name> --solution FILE
-// [--shapes dev|heldout|all|WORKLOAD] [--json out.json]` checks the
-// submission's launch plan against the task (no GPU needed), then runs it in
-// supervised worker processes: compile, check against the reference, time
-// against the baseline library. Prints a readable summary and optionally writes
-// the same as JSON.
+// `ptxbench run --task tasks/<name> --solution FILE [--arch A]
+// [--shapes dev|heldout|all|WORKLOAD] [--json out.json]` compiles the
+// submission (NVRTC, no GPU needed) and checks its launch plan against the
+// task and the compiled module (every mistake at once, no GPU needed), then
+// runs it in supervised worker processes: check against the reference, time
+// against the baseline library. Prints a readable summary and optionally
+// writes the same as JSON.
 //
 // Exit status: 0 every workload passed; 1 some workload failed; 2 a usage
 // or task-file error; 3 no CUDA driver/GPU available.
@@ -20,6 +21,7 @@
 #include "ptxbench/Conversion/ExportPTX.h"
 #include "ptxbench/Conversion/ImportPTX.h"
 #include "ptxbench/Dialect/PTX/Transforms/Passes.h"
+#include "ptxbench/Eval/ModuleKernels.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "ptxbench/Runtime/Containment.h"
@@ -64,6 +66,11 @@ cl::opt<std::string> runSolution("solution",
                                           "its launch plan"),
                                  cl::value_desc("file"), cl::Required,
                                  cl::sub(runCmd));
+cl::opt<std::string>
+    runArch("arch",
+            cl::desc("Target architecture to compile for (default: the GPU's; "
+                     "sm_90a without one)"),
+            cl::sub(runCmd));
 cl::opt<std::string>
     runShapes("shapes",
               cl::desc("Workloads: dev, heldout, all or one workload's name"),
@@ -163,6 +170,30 @@ struct Instrumented {
   std::string note; // why there are no counts
 };
 
+/// Collects the errors `context` reports while it lives, "; "-separated.
+struct ErrorCollector : mlir::ScopedDiagnosticHandler {
+  ErrorCollector(mlir::MLIRContext &context, std::string &into)
+      : ScopedDiagnosticHandler(&context, [&into](mlir::Diagnostic &d) {
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+            into += d.str() + "; ";
+          return mlir::success();
+        }) {}
+};
+
+/// The submission's PTX imported, with the importer's errors in
+/// `diagnostics`; null when it does not import.
+mlir::OwningOpRef<ptx::ModuleOp> importSubmission(StringRef ptx,
+                                                  mlir::MLIRContext &context,
+                                                  std::string &diagnostics) {
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(ptx, sys::path::filename(runSolution)),
+      SMLoc());
+  context.disableMultithreading();
+  ErrorCollector errors(context, diagnostics);
+  return importPTX(sourceMgr, &context);
+}
+
 /// Counts the requested families in the submission's PTX for `arch`
 /// (FeatureAnalysis, reachable instructions), runs
 /// --ptx-instrument-features and writes the result to a temporary file.
@@ -188,23 +219,15 @@ Instrumented instrumentSubmission(const Task &task, StringRef ptx,
   }
   if (result.families.empty())
     return result;
-  SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(ptx, sys::path::filename(runSolution)),
-      SMLoc());
   mlir::MLIRContext context;
-  context.disableMultithreading();
   std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-      diagnostics += d.str() + "; ";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<ptx::ModuleOp> module = importPTX(sourceMgr, &context);
+  mlir::OwningOpRef<ptx::ModuleOp> module =
+      importSubmission(ptx, context, diagnostics);
   if (!module) {
     result.note += "the submission's PTX does not import: " + diagnostics;
     return result;
   }
+  ErrorCollector errors(context, diagnostics);
   {
     analysis::Reachability reachability(*module);
     analysis::FeatureAnalysis features(*module, reachability);
@@ -261,11 +284,13 @@ int runRun() {
     return 2;
   }
   StringRef source = (*buffer)->getBuffer();
-  auto plan = parseLaunchPlan(source, runSolution);
 
   if (runWorkerMode) {
-    if (!plan)
+    auto plan = parseLaunchPlan(source, runSolution);
+    if (!plan) {
+      consumeError(plan.takeError());
       return 2; // the parent checked it already
+    }
     WorkerOptions options;
     options.solutionPath = runSolution;
     options.seed = runSeed;
@@ -285,43 +310,90 @@ int runRun() {
   run.task = task->name;
   run.solution = runSolution;
   run.baseline = task->baseline;
-  // Plan errors need no GPU: report them per workload and stop.
-  bool planFailed = false;
-  for (const Workload &w : *workloads) {
-    WorkloadResult r;
-    r.workload = w.name;
-    r.params = w.params;
-    Error err = plan ? resolveLaunchPlan(*plan, *task, w.params).takeError()
-                     : plan.takeError();
-    if (err) {
-      r.status = Status::PlanError;
-      r.message = toString(std::move(err));
-      planFailed = true;
-    }
-    run.workloads.push_back(r);
-    if (!plan) {
-      // The same parse error applies to every workload.
-      for (size_t i = 1; i < workloads->size(); ++i) {
-        WorkloadResult more = run.workloads.front();
-        more.workload = (*workloads)[i].name;
-        more.params = (*workloads)[i].params;
-        run.workloads.push_back(more);
-      }
-      break;
-    }
+
+  // The target: --arch, else the GPU's, else sm_90a (nothing runs then).
+  std::string why, deviceArch;
+  bool haveGpu = probeGpu(why, nullptr, &deviceArch);
+  std::string arch = !runArch.empty() ? std::string(runArch)
+                     : haveGpu        ? deviceArch
+                                      : std::string("sm_90a");
+  if (Error e = toolchain::checkTargetName(arch)) {
+    errs() << "ptxbench: --arch: " << toString(std::move(e)) << "\n";
+    return 2;
   }
-  if (planFailed) {
+  // sm_90 code runs on an sm_90a device; sm_100a code does not.
+  if (haveGpu &&
+      StringRef(arch).rtrim("af") != StringRef(deviceArch).rtrim("af")) {
+    errs() << "ptxbench: --arch is " << arch << " but the GPU is " << deviceArch
+           << "; leave --arch out to use the GPU's\n";
+    return 2;
+  }
+  run.arch = arch;
+
+  // Compile once, here, under the compile limits (NVRTC needs no GPU); the
+  // plan check, the worker and the feature counts use this PTX.
+  std::string ptx = source.str(), compileLog;
+  std::optional<toolchain::CompiledSource> failed;
+  if (sys::path::extension(runSolution) != ".ptx") {
+    toolchain::CompileLimits limits;
+    limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
+    limits.seconds = runCompileTimeout;
+    toolchain::CompiledSource compiled = toolchain::compileCUDA(
+        source, sys::path::filename(runSolution), arch, limits);
+    compileLog = StringRef(compiled.log).rtrim(StringRef("\0\n", 2)).str();
+    if (compiled.ok)
+      ptx = std::move(compiled.ptx);
+    else
+      failed = std::move(compiled);
+  }
+
+  // The plan needs no GPU: every mistake of it, for every workload, its
+  // kernels held against the compiled module's.
+  std::optional<std::vector<ModuleKernel>> kernels;
+  if (!failed) {
+    mlir::MLIRContext context;
+    std::string diagnostics;
+    if (mlir::OwningOpRef<ptx::ModuleOp> module =
+            importSubmission(ptx, context, diagnostics))
+      kernels = eval::moduleKernels(*module);
+  }
+  if (!checkPlanOffline(*task, *workloads, source, runSolution,
+                        kernels
+                            ? std::optional<ArrayRef<ModuleKernel>>(*kernels)
+                            : std::nullopt,
+                        run)) {
+    printSummary(run, outs());
+    int rc = writeJson(run);
+    return rc ? rc : 1;
+  }
+  if (failed) {
+    for (WorkloadResult &r : run.workloads) {
+      r.status =
+          failed->timedOut ? Status::CompileTimeout : Status::CompileError;
+      r.message = failed->timedOut
+                      ? compileLog
+                      : "NVRTC (" + arch + ") failed:\n" + compileLog;
+      r.compileLog = compileLog;
+    }
     printSummary(run, outs());
     int rc = writeJson(run);
     return rc ? rc : 1;
   }
 
-  std::string why, arch;
-  if (!probeGpu(why, nullptr, &arch)) {
+  if (!haveGpu) {
+    std::vector<std::string> names;
+    for (const ModuleKernel &k :
+         kernels ? *kernels : std::vector<ModuleKernel>())
+      names.push_back(k.name);
     outs() << "ptxbench: " << why << "\n";
     outs() << "the launch plan of " << runSolution << " checks out against "
-           << task->name << " (" << workloads->size()
-           << " workloads); nothing was run\n";
+           << task->name << " (" << workloads->size() << " workloads"
+           << (names.empty()
+                   ? std::string()
+                   : (names.size() == 1 ? "; kernel " : "; kernels ") +
+                         join(names, ", ") +
+                         " found in the module compiled for " + arch)
+           << "); nothing was run\n";
     for (WorkloadResult &r : run.workloads) {
       r.status = Status::NoGpu;
       r.message = why;
@@ -330,35 +402,10 @@ int runRun() {
     return 3;
   }
 
-  // Compile once, here, under the compile limits; the worker and the
-  // feature counts use this PTX.
-  std::string ptx = source.str(), compileLog;
   TempPath ptxFile;
-  if (sys::path::extension(runSolution) != ".ptx") {
-    toolchain::CompileLimits limits;
-    limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
-    limits.seconds = runCompileTimeout;
-    toolchain::CompiledSource compiled = toolchain::compileCUDA(
-        source, sys::path::filename(runSolution), arch, limits);
-    compileLog = StringRef(compiled.log).rtrim(StringRef("\0\n", 2)).str();
-    if (!compiled.ok) {
-      for (WorkloadResult &r : run.workloads) {
-        r.status =
-            compiled.timedOut ? Status::CompileTimeout : Status::CompileError;
-        r.message = compiled.timedOut
-                        ? compileLog
-                        : "NVRTC (" + arch + ") failed:\n" + compileLog;
-        r.compileLog = compileLog;
-      }
-      printSummary(run, outs());
-      int rc = writeJson(run);
-      return rc ? rc : 1;
-    }
-    ptx = std::move(compiled.ptx);
-    if (!ptxFile.create(ptx)) {
-      errs() << "ptxbench: cannot write a temporary PTX file\n";
-      return 2;
-    }
+  if (sys::path::extension(runSolution) != ".ptx" && !ptxFile.create(ptx)) {
+    errs() << "ptxbench: cannot write a temporary PTX file\n";
+    return 2;
   }
 
   uint64_t seed = runSeed;

@@ -14,6 +14,7 @@
 
 #include "ptxbench/Eval/Sample.h"
 #include "ptxbench/Eval/SampleTree.h"
+#include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include <memory>
@@ -52,6 +53,9 @@ public:
   /// Analyzes the module prepare() imported: the report's JSON into
   /// `record.staticJson`, status `analyzed`.
   void analyze(SampleRecord &record, const StaticOptions &options);
+  /// The kernels of the module prepare() imported (what a launch plan is
+  /// held against); kept after analyze().
+  llvm::ArrayRef<runtime::ModuleKernel> kernels() const;
 
 private:
   struct Impl;

@@ -1,11 +1,14 @@
 //===- ExtractCode.h - The code block of a model's answer -------*- C++ -*-===//
 //
-// A model answers with prose and one fenced code block holding its
-// submission. extractCode() finds that block: the last fenced block in a
-// recognized language (cuda, cu, c++, cpp, ptx; an untagged block only when
-// no tagged one exists), and refuses with a clear message when there is
-// none, when several blocks each define a kernel (competing answers), or
-// when the last block is not closed (a truncated answer).
+// A model answers with prose and a fenced code block holding its
+// submission. extractCode() finds that block as answerContract, the
+// sentence the prompt states, says: among the fenced blocks in a recognized
+// language (cuda, cu, c++, cpp, ptx; untagged blocks only when no tagged
+// one exists), the last that defines a kernel, or the last of them when
+// none does (a draft followed by the final version gives the final one;
+// snippets around it are explanation). It refuses with a clear message
+// when there is no such block or the last block is not closed (a truncated
+// answer).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +34,12 @@ struct ExtractedCode {
     return language == CodeLanguage::CUDA ? ".cu" : ".ptx";
   }
 };
+
+/// The rule the prompt gives the model for which block is run, word for
+/// word; extractCode() follows it.
+constexpr llvm::StringLiteral answerContract =
+    "If the answer has several code blocks, the last one that defines a "
+    "kernel is the one that is run.";
 
 llvm::Expected<ExtractedCode> extractCode(llvm::StringRef response);
 

@@ -19,6 +19,8 @@
 
 #include "ptxbench/Runtime/Expr.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <array>
 #include <optional>
 
@@ -87,7 +89,8 @@ struct LaunchPlan {
   std::vector<WorkspaceDecl> workspaces;
 };
 
-/// Reads every `// @ptxbench` line of `source`. Errors name file:line:col.
+/// Reads every `// @ptxbench` line of `source`. The error holds every
+/// mistake of the plan, one `file:line:col: error: ...` line each.
 llvm::Expected<LaunchPlan> parseLaunchPlan(llvm::StringRef source,
                                            llvm::StringRef fileName);
 
@@ -141,9 +144,42 @@ struct ResolvedPlan {
 /// Checks names against `task` and evaluates every expression with
 /// `params` (one workload's shape parameters). Also checks the limits the
 /// driver would reject less clearly (dimension ranges, box sizes, rank).
+/// The error holds every mistake, one `file:line:col: error: ...` line each.
 llvm::Expected<ResolvedPlan> resolveLaunchPlan(const LaunchPlan &plan,
                                                const Task &task,
                                                const Bindings &params);
+
+//===----------------------------------------------------------------------===//
+// A plan against the compiled module and the task, before any GPU
+//===----------------------------------------------------------------------===//
+
+/// A kernel of the compiled module as a plan needs to know it: its name and
+/// the size in bytes of each parameter (0 where it is not known).
+struct ModuleKernel {
+  std::string name;
+  std::vector<uint64_t> paramBytes;
+};
+
+/// Holds the plan's kernels against the module's: every kernel is defined
+/// there (an error names the ones that are), and with `resolved` the plan
+/// passes as many arguments as each kernel takes, each of the kernel's
+/// size. Every mistake at once.
+llvm::Error checkPlanKernels(const LaunchPlan &plan,
+                             const ResolvedPlan *resolved,
+                             llvm::ArrayRef<ModuleKernel> kernels);
+
+struct RunResult;
+struct Workload;
+
+/// Everything about the launch plan of `source` that needs no GPU: parsed,
+/// resolved for each workload, and (when `kernels` is known) held against
+/// the compiled module. Fills `run.workloads` with one result per workload,
+/// PLAN_ERROR with every mistake for that workload, the others not yet
+/// run; returns whether the plan is fine for all of them.
+bool checkPlanOffline(const Task &task, llvm::ArrayRef<Workload> workloads,
+                      llvm::StringRef source, llvm::StringRef fileName,
+                      std::optional<llvm::ArrayRef<ModuleKernel>> kernels,
+                      RunResult &run);
 
 } // namespace ptxbench::runtime
 

@@ -11,6 +11,7 @@
 #define PTXBENCH_TOOLCHAIN_CUDACOMPILER_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
@@ -39,6 +40,14 @@ struct CompiledSource {
 bool canCompileCUDA(std::string *why = nullptr);
 /// NVRTC's version ("13.0"); empty when it does not load.
 std::string nvrtcVersion();
+/// The SM numbers NVRTC compiles for (75, 80, ..., 120); empty when it does
+/// not load or cannot say.
+std::vector<int> nvrtcArchs();
+/// Whether `arch` names a target the toolchain knows: sm_<N> for an N that
+/// NVRTC compiles for (any N when it cannot say), with an optional 'a'
+/// (N >= 90) or 'f' (N >= 100) suffix. The error names the architecture
+/// and what is known.
+llvm::Error checkTargetName(llvm::StringRef arch);
 
 /// Compiles `source` (named `name` in messages and line info) to PTX for
 /// `arch` (sm_90a compiles for compute_90a). The toolkit's headers, CCCL's

@@ -1,0 +1,26 @@
+//===- ModuleKernels.h - A module's kernels for a launch plan --*- C++ -*-===//
+//
+// The kernels (.entry) of an imported PTX module with the size of each
+// parameter, for runtime::checkPlanKernels: the names and sizes a launch
+// plan is held against before any GPU loads the module.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PTXBENCH_EVAL_MODULEKERNELS_H
+#define PTXBENCH_EVAL_MODULEKERNELS_H
+
+#include "ptxbench/Dialect/PTX/PTX.h"
+#include "ptxbench/Runtime/LaunchPlan.h"
+
+#include <vector>
+
+namespace ptxbench::eval {
+
+/// Every kernel of `module` with a body or declaration, in order; a
+/// parameter's size is 0 when its declaration gives none (an unsized
+/// array, an unknown type).
+std::vector<runtime::ModuleKernel> moduleKernels(ptx::ModuleOp module);
+
+} // namespace ptxbench::eval
+
+#endif // PTXBENCH_EVAL_MODULEKERNELS_H
