@@ -13,6 +13,8 @@
 
 #include "ptxbench/Client/Wire.h"
 
+#include "ptxbench/Support/JSON.h"
+
 using namespace ptxbench::client;
 using llvm::StringRef;
 using llvm::json::Object;
@@ -45,7 +47,7 @@ public:
 
 protected:
   bool read(const SseEvent &event) override {
-    auto value = llvm::json::parse(event.data);
+    auto value = ptxbench::parseJSON(event.data);
     if (!value) {
       failed = malformedAnswer("a stream event is not JSON: " +
                                llvm::toString(value.takeError()));
@@ -149,7 +151,7 @@ public:
   }
 
   Outcome parse(StringRef body) const override {
-    auto value = llvm::json::parse(body);
+    auto value = ptxbench::parseJSON(body);
     if (!value)
       return malformedAnswer("not JSON: " + llvm::toString(value.takeError()));
     const Object *o = value->getAsObject();

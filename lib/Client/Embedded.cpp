@@ -8,6 +8,8 @@
 
 #include "ptxbench/Client/Embedded.h"
 
+#include "ptxbench/Support/JSON.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -45,7 +47,7 @@ std::set<std::string> otherArchFiles(StringRef dir, StringRef arch) {
   std::optional<std::string> text = readFile(manifest);
   if (!text)
     return out;
-  auto value = llvm::json::parse(*text);
+  auto value = ptxbench::parseJSON(*text);
   if (!value) {
     llvm::consumeError(value.takeError());
     return out;
@@ -71,7 +73,7 @@ static bool servesTask(StringRef dir, StringRef task) {
   std::optional<std::string> text = readFile(manifest);
   if (!text)
     return false;
-  auto value = llvm::json::parse(*text);
+  auto value = ptxbench::parseJSON(*text);
   if (!value) {
     llvm::consumeError(value.takeError());
     return false;

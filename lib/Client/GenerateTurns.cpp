@@ -12,6 +12,7 @@
 #include "Generator.h"
 
 #include "ptxbench/Eval/Sweep.h"
+#include "ptxbench/Support/JSON.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -55,7 +56,7 @@ std::optional<llvm::json::Value> readJSON(StringRef file) {
   std::optional<std::string> text = readText(file);
   if (!text)
     return std::nullopt;
-  auto value = llvm::json::parse(*text);
+  auto value = ptxbench::parseJSON(*text);
   if (!value) {
     llvm::consumeError(value.takeError());
     return std::nullopt;

@@ -8,6 +8,8 @@
 
 #include "ptxbench/Client/Models.h"
 
+#include "ptxbench/Support/JSON.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -338,23 +340,10 @@ Expected<ModelConfig> readModel(StringRef name, const Value &value,
 
 Expected<std::map<std::string, ModelConfig>>
 ptxbench::client::parseModels(StringRef text, StringRef path) {
-  auto value = llvm::json::parse(text);
-  if (!value) {
-    // llvm::json says "[LINE:COL, byte=N]: what"; errors here say
-    // "FILE:LINE:COL: not JSON: what".
-    std::string why = llvm::toString(value.takeError());
-    StringRef rest = why;
-    unsigned line = 0, col = 0;
-    if (rest.consume_front("[") && !rest.consumeInteger(10, line) &&
-        rest.consume_front(":") && !rest.consumeInteger(10, col)) {
-      rest = rest.drop_until([](char c) { return c == ']'; });
-      rest.consume_front("]:");
-      return llvm::createStringError(path + ":" + llvm::Twine(line) + ":" +
-                                     llvm::Twine(col) +
-                                     ": not JSON: " + rest.trim());
-    }
-    return llvm::createStringError(path + ": not JSON: " + why);
-  }
+  auto value = ptxbench::parseJSON(text);
+  if (!value)
+    return llvm::createStringError(
+        ptxbench::describeJSONError(value.takeError(), path));
   const Object *root = value->getAsObject();
   const Object *models = root ? root->getObject("models") : nullptr;
   if (!models)

@@ -13,6 +13,8 @@
 
 #include "ptxbench/Client/Wire.h"
 
+#include "ptxbench/Support/JSON.h"
+
 using namespace ptxbench::client;
 using llvm::StringRef;
 using llvm::json::Object;
@@ -47,7 +49,7 @@ protected:
       done = true;
       return true;
     }
-    auto value = llvm::json::parse(data);
+    auto value = ptxbench::parseJSON(data);
     if (!value) {
       failed = malformedAnswer("a stream chunk is not JSON: " +
                                llvm::toString(value.takeError()));
@@ -141,7 +143,7 @@ public:
   }
 
   Outcome parse(StringRef body) const override {
-    auto value = llvm::json::parse(body);
+    auto value = ptxbench::parseJSON(body);
     if (!value)
       return malformedAnswer("not JSON: " + llvm::toString(value.takeError()));
     const Object *o = value->getAsObject();

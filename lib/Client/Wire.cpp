@@ -10,6 +10,8 @@
 
 #include "ptxbench/Client/Wire.h"
 
+#include "ptxbench/Support/JSON.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -47,6 +49,14 @@ bool StreamReader::onEvent(const SseEvent &event) {
   return read(fixed);
 }
 
+void StreamReader::fail(StringRef why) {
+  if (failed)
+    return;
+  failed = malformedAnswer(why);
+  failed->retryable = false;
+  wasRefused = true;
+}
+
 HttpClient::DataFn
 ptxbench::client::feedStream(std::shared_ptr<StreamReader> reader) {
   auto parser = std::make_shared<SseParser>();
@@ -54,6 +64,8 @@ ptxbench::client::feedStream(std::shared_ptr<StreamReader> reader) {
     bool content = false;
     for (const SseEvent &e : parser->feed(chunk))
       content |= reader->onEvent(e);
+    if (!parser->error().empty())
+      reader->fail(parser->error());
     return content;
   };
 }
@@ -79,7 +91,7 @@ Outcome StreamReader::result(StringRef unfinished) const {
 }
 
 std::string WireFormat::errorMessage(StringRef body) const {
-  if (auto value = llvm::json::parse(body)) {
+  if (auto value = ptxbench::parseJSON(body)) {
     if (const llvm::json::Object *o = value->getAsObject()) {
       if (const llvm::json::Object *e = o->getObject("error")) {
         std::string message = e->getString("message").value_or("").str();
@@ -120,7 +132,7 @@ namespace {
 /// server's message, worth another attempt.
 std::optional<ProviderError> errorInSuccess(const WireFormat &wire,
                                             StringRef body) {
-  auto value = llvm::json::parse(body);
+  auto value = ptxbench::parseJSON(body);
   if (!value) {
     llvm::consumeError(value.takeError());
     return std::nullopt;
@@ -186,6 +198,10 @@ Outcome ptxbench::client::readOutcome(const WireFormat &wire,
       error.partial = delivered();
     return error;
   }
+  // Past the SSE parser's limits: what ended the stream after that (a cut,
+  // the server closing) does not matter.
+  if (stream && stream->refused())
+    return stream->finish();
   if (!result.error.empty() && !ok) {
     // No (complete) response: connection refused or reset, a timeout.
     error.message = result.error;

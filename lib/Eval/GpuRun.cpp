@@ -2,6 +2,8 @@
 
 #include "ptxbench/Eval/GpuRun.h"
 
+#include "ptxbench/Support/JSON.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -145,7 +147,7 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
       why += ": " + StringRef(output).take_back(2000).str();
     return finish("HARNESS_ERROR", why);
   }
-  auto value = llvm::json::parse(text);
+  auto value = ptxbench::parseJSON(text);
   const llvm::json::Object *object = value ? value->getAsObject() : nullptr;
   std::optional<StringRef> status =
       object ? object->getString("status") : std::nullopt;

@@ -3,6 +3,7 @@
 #include "ptxbench/Eval/Sample.h"
 
 #include "ptxbench/Runtime/Result.h"
+#include "ptxbench/Support/JSON.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -70,7 +71,7 @@ std::optional<llvm::json::Value>
 ptxbench::eval::parseStoredJson(llvm::StringRef text) {
   if (text.empty())
     return std::nullopt;
-  auto value = llvm::json::parse(text);
+  auto value = ptxbench::parseJSON(text);
   if (!value) {
     llvm::consumeError(value.takeError());
     return std::nullopt;

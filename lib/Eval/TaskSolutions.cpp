@@ -4,6 +4,7 @@
 
 #include "ptxbench/Eval/StaticEval.h"
 #include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Support/JSON.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -62,7 +63,7 @@ static std::string solutionsFolder(StringRef tasksDir, StringRef task) {
         llvm::MemoryBuffer::getFile(joinPath(folder, "manifest.json"));
     if (!buffer)
       continue;
-    auto manifest = llvm::json::parse((*buffer)->getBuffer());
+    auto manifest = ptxbench::parseJSON((*buffer)->getBuffer());
     if (!manifest) {
       llvm::consumeError(manifest.takeError());
       continue;
@@ -87,7 +88,7 @@ ptxbench::eval::expertSolution(StringRef tasksDir, StringRef task,
   if (!buffer)
     return llvm::createStringError("cannot read '" + manifestPath +
                                    "': " + buffer.getError().message());
-  auto manifest = llvm::json::parse((*buffer)->getBuffer());
+  auto manifest = ptxbench::parseJSON((*buffer)->getBuffer());
   if (!manifest)
     return llvm::createStringError("'" + manifestPath +
                                    "': " + toString(manifest.takeError()));

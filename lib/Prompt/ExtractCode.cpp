@@ -67,7 +67,8 @@ std::optional<CodeLanguage> guessLanguage(StringRef code) {
   return std::nullopt;
 }
 
-llvm::SmallVector<Block> scanBlocks(StringRef response) {
+/// The fenced blocks of `response`; more than kMaxCodeBlocks is an error.
+llvm::Expected<llvm::SmallVector<Block>> scanBlocks(StringRef response) {
   llvm::SmallVector<Block> blocks;
   Block *open = nullptr;
   char openChar = 0;
@@ -93,6 +94,11 @@ llvm::SmallVector<Block> scanBlocks(StringRef response) {
     }
     if (!isFence)
       continue;
+    if (blocks.size() == kMaxCodeBlocks)
+      return llvm::createStringError(
+          "the answer has more than " + llvm::Twine(kMaxCodeBlocks) +
+          " fenced code blocks (the next opens at line " + llvm::Twine(lineNo) +
+          "); put the solution in one");
     Block &block = blocks.emplace_back();
     block.info = info.take_until([](char c) {
                        return c == ' ' || c == '\t' || c == '{';
@@ -110,7 +116,15 @@ llvm::SmallVector<Block> scanBlocks(StringRef response) {
 
 llvm::Expected<ExtractedCode>
 ptxbench::prompt::extractCode(StringRef response) {
-  llvm::SmallVector<Block> blocks = scanBlocks(response);
+  if (response.size() > kMaxAnswerBytes)
+    return llvm::createStringError(
+        "the answer is " + llvm::Twine(response.size()) +
+        " bytes, more than the " + llvm::Twine(kMaxAnswerBytes) +
+        " read; answer with the solution only");
+  llvm::Expected<llvm::SmallVector<Block>> scanned = scanBlocks(response);
+  if (!scanned)
+    return scanned.takeError();
+  llvm::SmallVector<Block> &blocks = *scanned;
   if (blocks.empty())
     return llvm::createStringError("the answer has no fenced code block; put "
                                    "the solution in one ```cuda or ```ptx "

@@ -1,7 +1,9 @@
 //===- Expr.cpp - Integer expressions over shape parameters ---------------===//
 //
 // A recursive-descent parser (usual C precedence: unary minus binds tightest,
-// then * / %, then + -, all left-associative) and a checked evaluator.
+// then * / %, then + -, all left-associative) and a checked evaluator. The
+// parser, the evaluator and the tree's destructor recurse, so nesting and
+// the tree's height are limited (kMaxExprDepth) with an error at the place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,8 @@ Error ptxbench::runtime::makeError(const SourceLoc &loc, const Twine &message) {
 
 struct Expr::Node {
   Kind kind;
+  /// The longest path to a leaf: evaluating and freeing recurse this deep.
+  unsigned height = 1;
   int64_t value = 0;
   std::string name;
   std::vector<std::shared_ptr<const Node>> operands;
@@ -59,6 +63,7 @@ private:
   StringRef text;
   SourceLoc loc;
   size_t pos = 0;
+  unsigned depth = 0;
 
   SourceLoc at(size_t p) const { return loc.withCol(loc.col + p); }
   Error error(size_t p, const Twine &message) const {
@@ -76,13 +81,37 @@ private:
     }
     return false;
   }
-  NodeP make(Expr::Kind kind, size_t start, std::vector<NodeP> operands) {
+  /// A node over `operands`; past kMaxExprDepth levels (a chain such as
+  /// `1+1+...+1` is as deep as it is long), an error.
+  Expected<NodeP> make(Expr::Kind kind, size_t start,
+                       std::vector<NodeP> operands) {
+    unsigned height = 1;
+    for (const NodeP &op : operands)
+      height = std::max(height, op->height + 1);
+    if (height > kMaxExprDepth)
+      return tooDeep(start);
     auto n = std::make_shared<Expr::Node>();
     n->kind = kind;
+    n->height = height;
     n->operands = std::move(operands);
     n->loc = at(start);
     n->text = text.slice(start, pos).trim().str();
     return n;
+  }
+  Error tooDeep(size_t p) const {
+    return error(p, "expression nested deeper than " + Twine(kMaxExprDepth) +
+                        " levels (each parenthesis, call, unary sign and "
+                        "operator in a chain is one)");
+  }
+  /// Runs `parse` one level deeper (inside a parenthesis, a call or a unary
+  /// sign), refused past kMaxExprDepth.
+  template <typename Fn> Expected<NodeP> nested(size_t start, Fn parse) {
+    if (depth >= kMaxExprDepth)
+      return tooDeep(start);
+    ++depth;
+    Expected<NodeP> node = parse();
+    --depth;
+    return node;
   }
 
   Expected<NodeP> parseSum() {
@@ -101,6 +130,8 @@ private:
         return rhs;
       lhs = make(op == '+' ? Expr::Kind::Add : Expr::Kind::Sub, start,
                  {*lhs, *rhs});
+      if (!lhs)
+        return lhs;
     }
   }
 
@@ -123,20 +154,23 @@ private:
                         : op == '/' ? Expr::Kind::Div
                                     : Expr::Kind::Mod;
       lhs = make(kind, start, {*lhs, *rhs});
+      if (!lhs)
+        return lhs;
     }
   }
 
   Expected<NodeP> parseUnary() {
     skipSpace();
     size_t start = pos;
+    auto unary = [&] { return parseUnary(); };
     if (consume('-')) {
-      auto operand = parseUnary();
+      auto operand = nested(start, unary);
       if (!operand)
         return operand;
       return make(Expr::Kind::Neg, start, {*operand});
     }
     if (consume('+'))
-      return parseUnary();
+      return nested(start, unary);
     return parsePrimary();
   }
 
@@ -149,7 +183,7 @@ private:
     char c = text[pos];
     if (c == '(') {
       ++pos;
-      auto inner = parseSum();
+      auto inner = nested(start, [&] { return parseSum(); });
       if (!inner)
         return inner;
       if (!consume(')'))
@@ -164,7 +198,8 @@ private:
       if (digits.getAsInteger(10, value) || value > uint64_t(INT64_MAX))
         return error(start, "bad integer literal '" + digits + "'");
       auto n = make(Expr::Kind::Int, start, {});
-      const_cast<Expr::Node &>(*n).value = int64_t(value);
+      if (n)
+        const_cast<Expr::Node &>(**n).value = int64_t(value);
       return n;
     }
     if (isAlpha(c) || c == '_') {
@@ -175,7 +210,8 @@ private:
       if (pos < text.size() && text[pos] == '(')
         return parseCall(ident, start);
       auto n = make(Expr::Kind::Name, start, {});
-      const_cast<Expr::Node &>(*n).name = ident.str();
+      if (n)
+        const_cast<Expr::Node &>(**n).name = ident.str();
       return n;
     }
     return error(pos, "unexpected '" + text.substr(pos, 1) +
@@ -196,7 +232,7 @@ private:
     ++pos; // '('
     std::vector<NodeP> args;
     do {
-      auto arg = parseSum();
+      auto arg = nested(start, [&] { return parseSum(); });
       if (!arg)
         return arg;
       args.push_back(*arg);

@@ -14,6 +14,7 @@
 
 #include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Runtime/Result.h"
+#include "ptxbench/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -125,9 +126,9 @@ ptxbench::runtime::checkSolutionManifest(StringRef manifest,
          "cannot read the manifest: " + buffer.getError().message()});
     return diagnostics;
   }
-  Expected<json::Value> root = json::parse((*buffer)->getBuffer());
+  Expected<json::Value> root = ptxbench::parseJSON((*buffer)->getBuffer());
   if (!root) {
-    diagnostics.push_back({manifest.str(), "", toString(root.takeError())});
+    diagnostics.push_back(jsonDiagnostic(manifest, root.takeError()));
     return diagnostics;
   }
   TaskReader reader(manifest, diagnostics);

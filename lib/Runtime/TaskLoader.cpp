@@ -14,6 +14,7 @@
 #include "TaskReader.h"
 
 #include "ptxbench/ISA/ISA.h"
+#include "ptxbench/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -27,7 +28,24 @@ using namespace llvm;
 using namespace ptxbench::runtime;
 
 std::string TaskDiagnostic::str() const {
-  return file + ": " + (path.empty() ? "" : path + ": ") + message;
+  std::string place = file;
+  if (line)
+    place += ":" + std::to_string(line) + ":" + std::to_string(column);
+  return place + ": " + (path.empty() ? "" : path + ": ") + message;
+}
+
+TaskDiagnostic ptxbench::runtime::jsonDiagnostic(StringRef file, Error error) {
+  TaskDiagnostic d{file.str(), "", ""};
+  handleAllErrors(
+      std::move(error),
+      [&](const ptxbench::JSONError &e) {
+        d.line = e.line;
+        d.column = e.column;
+        d.path = e.path;
+        d.message = e.message;
+      },
+      [&](const ErrorInfoBase &e) { d.message = e.message(); });
+  return d;
 }
 
 namespace {
@@ -205,15 +223,9 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
 TaskCheck ptxbench::runtime::checkTaskText(StringRef text, StringRef fileName) {
   TaskCheck check;
   check.file = fileName.str();
-  Expected<json::Value> root = json::parse(text);
+  Expected<json::Value> root = ptxbench::parseJSON(text);
   if (!root) {
-    // "[3:3, byte=20]: Expected object key": the place, then the message.
-    std::string message = toString(root.takeError());
-    StringRef rest(message), place;
-    if (rest.starts_with("["))
-      std::tie(place, rest) = rest.split("]: ");
-    check.diagnostics.push_back(
-        {check.file, place.empty() ? "" : (place + "]").str(), rest.str()});
+    check.diagnostics.push_back(jsonDiagnostic(check.file, root.takeError()));
     return check;
   }
   TaskReader reader(fileName, check.diagnostics);

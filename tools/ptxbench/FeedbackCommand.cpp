@@ -10,6 +10,7 @@
 #include "Commands.h"
 
 #include "ptxbench/Prompt/Feedback.h"
+#include "ptxbench/Support/JSON.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/JSON.h"
@@ -46,7 +47,7 @@ Expected<json::Value> readJSON(StringRef path) {
       mlir::openInputFile(path, &errorMessage);
   if (!input)
     return createStringError(errorMessage);
-  auto value = json::parse(input->getBuffer());
+  auto value = ptxbench::parseJSON(input->getBuffer());
   if (!value)
     return createStringError(path + ": " + toString(value.takeError()));
   return value;

@@ -64,4 +64,55 @@ TEST(SseTest, CutStreamIsPending) {
   EXPECT_TRUE(parser.pending());
 }
 
+TEST(SseTest, LinesAndEventsAreLimited) {
+  SseLimits limits;
+  limits.maxLine = 100;
+  limits.maxEvent = 250;
+  // At the limits: fine.
+  {
+    SseParser parser(limits);
+    std::string line = "data: " + std::string(94, 'x') + "\n";
+    std::vector<SseEvent> events = parser.feed(line + line + "\n");
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].data.size(), 2 * 94 + 1);
+    EXPECT_TRUE(parser.error().empty());
+  }
+  // A line one byte longer, whole or still coming (no end yet), fails and
+  // nothing more is returned or kept.
+  for (llvm::StringRef end : {"\n", ""}) {
+    SseParser parser(limits);
+    EXPECT_EQ(parser.feed("data: ok\n\n").size(), 1u);
+    EXPECT_TRUE(
+        parser.feed("data: " + std::string(95, 'x') + end.str()).empty());
+    EXPECT_EQ(parser.error(),
+              "a line of the event stream is longer than 100 bytes");
+    EXPECT_TRUE(parser.feed("data: later\n\n").empty());
+    EXPECT_FALSE(parser.pending());
+  }
+  // Many lines within the limit that add up past the event limit.
+  {
+    SseParser parser(limits);
+    std::string line = "data: " + std::string(90, 'x') + "\n";
+    EXPECT_TRUE(parser.feed(line + line + line + "\n").empty());
+    EXPECT_EQ(parser.error(),
+              "an event of the stream has more than 250 bytes of data");
+  }
+}
+
+TEST(SseTest, AnEndlessLineStopsAtTheLimitInLinearTime) {
+  // A line sent a byte at a time: the search for its end resumes where the
+  // last one stopped (rescanning would take minutes here), and the default
+  // line limit ends it after 1 MiB.
+  SseParser parser;
+  parser.feed("data: ");
+  size_t fed = 6;
+  while (parser.error().empty() && fed < (size_t(4) << 20)) {
+    parser.feed("x");
+    ++fed;
+  }
+  EXPECT_EQ(parser.error(),
+            "a line of the event stream is longer than 1048576 bytes");
+  EXPECT_EQ(fed, (size_t(1) << 20) + 1);
+}
+
 } // namespace

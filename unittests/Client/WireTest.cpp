@@ -31,10 +31,8 @@ ProviderError error(const Outcome &o) {
 }
 
 Outcome replayStream(const WireFormat &wire, llvm::StringRef text) {
-  auto reader = wire.streamReader();
-  SseParser parser;
-  for (const SseEvent &e : parser.feed(text))
-    reader->onEvent(e);
+  std::shared_ptr<StreamReader> reader = wire.streamReader();
+  feedStream(reader)(text);
   return reader->finish();
 }
 

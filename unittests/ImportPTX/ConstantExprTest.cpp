@@ -8,6 +8,8 @@
 
 #include "ptxbench/Dialect/PTX/ConstantExpr.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "gtest/gtest.h"
 
 using namespace ptxbench::ptx;
@@ -120,6 +122,35 @@ TEST(ConstantExpr, WhereItEnds) {
   EXPECT_EQ(parseConstantExpr("(1) }").value.bits, 1u);
   EXPECT_EQ(evaluateIntegerExpr(" 8*4 "), 32);
   EXPECT_EQ(evaluateIntegerExpr("8*4, 1"), std::nullopt);
+}
+
+TEST(ConstantExpr, NestingIsLimited) {
+  auto repeat = [](llvm::StringRef piece, unsigned n) {
+    return llvm::join(std::vector<std::string>(n, piece.str()), "");
+  };
+  unsigned limit = kMaxConstantExprDepth;
+  // Just inside the limit, each construct evaluates.
+  EXPECT_EQ(bits(repeat("(", limit) + "7" + repeat(")", limit)), 7u);
+  EXPECT_EQ(bits(repeat("-", limit) + "7"), 7u); // an even count
+  EXPECT_EQ(bits(repeat("(.s64)", limit) + "7"), 7u);
+  // One deeper, and 100,000 deeper (a stack overflow before the limit):
+  // Invalid, with where it stopped, even before any number was read.
+  for (unsigned n : {limit + 1, 100000u}) {
+    for (const std::string &text :
+         {repeat("(", n) + "1" + repeat(")", n), repeat("-", n) + "1",
+          repeat("!", n) + "1", repeat("~", n) + "1", repeat("(.u64)", n) + "1",
+          repeat("1 ? ", n) + "1" + repeat(" : 0", n), repeat("(", n)}) {
+      ConstantExprResult r = parseConstantExpr(text);
+      EXPECT_EQ(r.kind, ConstantExprResult::Kind::Invalid)
+          << text.substr(0, 20);
+      EXPECT_NE(r.message.find("nests deeper than 256 levels"),
+                std::string::npos)
+          << r.message;
+      EXPECT_LE(r.length, text.size());
+    }
+  }
+  // A long expression that does not nest is fine.
+  EXPECT_EQ(bits(repeat("1+", 100000) + "1"), 100001u);
 }
 
 } // namespace

@@ -2,6 +2,8 @@
 
 #include "ptxbench/Runtime/Expr.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "gtest/gtest.h"
 
 using namespace ptxbench::runtime;
@@ -124,6 +126,38 @@ TEST(ExprTest, SyntaxErrors) {
                                     "')' in call of 'max'");
   EXPECT_EQ(parseError("12ab"), "plan.cu:3:10: error: bad integer literal "
                                 "'12ab'");
+}
+
+TEST(Expr, NestingIsLimited) {
+  auto repeat = [](llvm::StringRef piece, unsigned n) {
+    return llvm::join(std::vector<std::string>(n, piece.str()), "");
+  };
+  // Inside the limit: parentheses, calls, unary signs and a chain of
+  // operators, each 99 levels (the leaf is the 100th).
+  EXPECT_EQ(eval(repeat("(", 99) + "K" + repeat(")", 99)), 64);
+  EXPECT_EQ(eval(repeat("ceildiv(", 99) + "M" + repeat(", 2)", 99)), 1);
+  EXPECT_EQ(eval(repeat("-", 98) + "K"), 64);
+  EXPECT_EQ(eval(repeat("K+", 99) + "K"), 6400);
+  EXPECT_EQ(eval("min(" + repeat("K, ", 5000) + "Z)"), 0); // wide, not deep
+  // Past it, and 10,000 deep (a stack overflow before the limit): an error
+  // at the place where the limit was reached.
+  for (unsigned n : {101u, 10000u}) {
+    for (const std::string &text :
+         {repeat("(", n) + "K" + repeat(")", n),
+          repeat("ceildiv(", n) + "M" + repeat(", 2)", n),
+          repeat("max(", n) + "M" + repeat(", 2)", n), repeat("-", n) + "K",
+          repeat("+", n) + "K", repeat("K*", n) + "K", repeat("K-", n) + "K"}) {
+      std::string error = parseError(text);
+      EXPECT_NE(error.find("plan.cu:3:"), std::string::npos) << error;
+      EXPECT_NE(error.find("expression nested deeper than 100 levels"),
+                std::string::npos)
+          << error;
+    }
+  }
+  EXPECT_EQ(parseError(repeat("(", 200) + "K" + repeat(")", 200)),
+            "plan.cu:3:110: error: expression nested deeper than 100 levels "
+            "(each parenthesis, call, unary sign and operator in a chain is "
+            "one)");
 }
 
 } // namespace

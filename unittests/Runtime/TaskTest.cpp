@@ -116,7 +116,7 @@ TEST(TaskTest, SyntaxError) {
   auto t = parseTask("{\n  \"name\": \"x\",\n  oops\n}", "task.json");
   ASSERT_FALSE(!!t);
   EXPECT_EQ(llvm::toString(t.takeError()),
-            "task.json: [3:3, byte=20]: Expected object key");
+            "task.json:3:3: Expected object key");
 }
 
 TEST(TaskTest, Errors) {

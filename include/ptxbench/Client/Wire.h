@@ -39,6 +39,13 @@ public:
   virtual Outcome finish() = 0;
   /// What arrived so far, to charge a stream that failed.
   PartialReply partial() const;
+  /// Fails the stream for what its events cannot say (a line or an event
+  /// past the SSE parser's limits), not to be retried: the server would
+  /// send the same again. The first failure stays.
+  void fail(llvm::StringRef why);
+  /// Whether fail() did: that is the outcome unless the transfer then ran
+  /// into one of its own limits (reply size, stall, deadline).
+  bool refused() const { return wasRefused; }
 
 protected:
   /// onEvent's work, on an event whose data is valid UTF-8.
@@ -54,6 +61,7 @@ protected:
 
 private:
   bool repaired = false;
+  bool wasRefused = false;
 };
 
 class WireFormat {

@@ -7,8 +7,9 @@
 // one exists), the last that defines a kernel, or the last of them when
 // none does (a draft followed by the final version gives the final one;
 // snippets around it are explanation). It refuses with a clear message
-// when there is no such block or the last block is not closed (a truncated
-// answer).
+// when there is no such block, when the last block is not closed (a
+// truncated answer), or when the answer is past the size and block-count
+// limits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,11 @@
 namespace ptxbench::prompt {
 
 enum class CodeLanguage { CUDA, PTX };
+
+/// The largest answer read (a model's whole output at its longest token
+/// limit is a fraction of this), and the most fenced blocks in one.
+constexpr size_t kMaxAnswerBytes = size_t(4) << 20;
+constexpr unsigned kMaxCodeBlocks = 1000;
 
 struct ExtractedCode {
   CodeLanguage language;

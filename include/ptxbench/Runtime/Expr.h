@@ -25,6 +25,10 @@
 
 namespace ptxbench::runtime {
 
+/// How deep an expression may nest: parentheses, calls, unary signs, and
+/// operators chained left to right each add a level. Deeper is an error.
+constexpr unsigned kMaxExprDepth = 100;
+
 /// A place in a user's file. Line and column are 1-based; 0 means unknown.
 struct SourceLoc {
   std::string file;

@@ -119,9 +119,15 @@ struct Task {
 /// cannot be read) and what is wrong, saying what is expected.
 struct TaskDiagnostic {
   std::string file, path, message;
-  /// "file: path: message" ("file: message" without a path).
+  /// The place in the file, when known (a JSON syntax error, a duplicate
+  /// key); 0 otherwise.
+  unsigned line = 0, column = 0;
+  /// "file:line:col: path: message", without the parts that are not known.
   std::string str() const;
 };
+
+/// A diagnostic for `file` from parseJSON()'s error.
+TaskDiagnostic jsonDiagnostic(llvm::StringRef file, llvm::Error error);
 
 /// A task file read in full: every problem, not only the first; `task` is
 /// set exactly when there is none.

@@ -229,6 +229,9 @@ LogicalResult Importer::parseBody(FuncOp func) {
 LogicalResult Importer::parseStatement() {
   Token start = tok;
   if (tok.is('{')) {
+    if (scopes.size() > kMaxNesting)
+      return error("'{' scopes nested deeper than " + Twine(kMaxNesting) +
+                   " levels");
     advance();
     builder.setInsertionPointToEnd(currentBlock());
     ScopeBeginOp::create(builder, loc(start));
@@ -567,7 +570,7 @@ FailureOr<Attribute> Importer::parseAddress(SmallVectorImpl<Value> &refs) {
     return failure();
   SmallVector<Attribute> rest;
   while (consumeIf(',')) {
-    FailureOr<Attribute> element = parseOperand(refs);
+    FailureOr<Attribute> element = parseNestedOperand(refs);
     if (failed(element))
       return failure();
     rest.push_back(*element);
@@ -577,6 +580,18 @@ FailureOr<Attribute> Importer::parseAddress(SmallVectorImpl<Value> &refs) {
   return Attribute(AddrOperandAttr::get(context, base, offset,
                                         builder.getArrayAttr(rest),
                                         offsetText));
+}
+
+FailureOr<Attribute>
+Importer::parseNestedOperand(SmallVectorImpl<Value> &refs) {
+  if (operandDepth >= kMaxNesting) {
+    error("operand nested deeper than " + Twine(kMaxNesting) + " levels");
+    return failure();
+  }
+  ++operandDepth;
+  FailureOr<Attribute> operand = parseOperand(refs);
+  --operandDepth;
+  return operand;
 }
 
 FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
@@ -605,7 +620,7 @@ FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
     SmallVector<Attribute> elements;
     if (!tok.is(close)) {
       do {
-        FailureOr<Attribute> element = parseOperand(refs);
+        FailureOr<Attribute> element = parseNestedOperand(refs);
         if (failed(element))
           return failure();
         elements.push_back(*element);
@@ -621,7 +636,7 @@ FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
   }
   if (tok.is('!')) {
     advance();
-    FailureOr<Attribute> inner = parseOperand(refs);
+    FailureOr<Attribute> inner = parseNestedOperand(refs);
     if (failed(inner))
       return failure();
     return Attribute(NotOperandAttr::get(context, *inner));
@@ -655,7 +670,7 @@ FailureOr<Attribute> Importer::parseOperand(SmallVectorImpl<Value> &refs) {
                     refs.back().getDefiningOp<VarOp>());
     if (isArray && tok.is('[')) {
       advance();
-      FailureOr<Attribute> index = parseOperand(refs);
+      FailureOr<Attribute> index = parseNestedOperand(refs);
       if (failed(index) || failed(expect(']', "to close the array index")))
         return failure();
       return Attribute(ElementOperandAttr::get(context, *first, *index));

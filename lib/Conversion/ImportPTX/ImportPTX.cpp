@@ -386,9 +386,11 @@ LogicalResult Importer::parseInitializer(StringAttr &init,
   while (tok.kind != Token::Eof) {
     if (depth == 0 && (tok.is(';') || tok.is(',')))
       break;
-    if (tok.is('{') || tok.is('('))
-      ++depth;
-    else if (tok.is('}') || tok.is(')'))
+    if (tok.is('{') || tok.is('(')) {
+      if (++depth > int(kMaxNesting))
+        return error("initializer nested deeper than " + Twine(kMaxNesting) +
+                     " levels");
+    } else if (tok.is('}') || tok.is(')'))
       --depth;
     else if (tok.kind == Token::Word && symbols.count(tok.text))
       refs.push_back(FlatSymbolRefAttr::get(context, tok.text));
@@ -610,6 +612,16 @@ LogicalResult Importer::parseFunction(StringRef linkage, Token start) {
 OwningOpRef<ptx::ModuleOp> ptxbench::importPTX(llvm::SourceMgr &sourceMgr,
                                                MLIRContext *context) {
   context->loadDialect<PTXDialect>();
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  if (buffer->getBufferSize() > kMaxPTXBytes) {
+    StringRef name = buffer->getBufferIdentifier();
+    emitError(
+        FileLineColLoc::get(context, name.empty() ? "<stdin>" : name, 1, 1),
+        "the PTX text is " + Twine(buffer->getBufferSize()) +
+            " bytes; the importer reads at most " + Twine(kMaxPTXBytes));
+    return nullptr;
+  }
   Importer importer(sourceMgr, context);
   return importer.run();
 }

@@ -56,6 +56,15 @@ struct Scope {
   llvm::StringMap<LabelEntry> pendingLabels;
 };
 
+/// How deep operands (`{`, `(`, `!`, `[`), constant expressions,
+/// initializers and `{ }` scopes may nest. Compilers write a few levels;
+/// past this a hostile text would only exhaust the stack of the parser and
+/// of everything that walks its result.
+constexpr unsigned kMaxNesting = 256;
+/// The largest PTX text imported (nvcc's output for a large CUTLASS kernel
+/// with line info is tens of megabytes).
+constexpr size_t kMaxPTXBytes = size_t(256) << 20;
+
 class Importer {
 public:
   Importer(llvm::SourceMgr &sourceMgr, MLIRContext *context);
@@ -187,6 +196,8 @@ private:
   LogicalResult parseLabelOrNamedDirective();
   LogicalResult parseInstruction();
   FailureOr<Attribute> parseOperand(SmallVectorImpl<Value> &refs);
+  /// parseOperand() one level deeper, refused past kMaxNesting.
+  FailureOr<Attribute> parseNestedOperand(SmallVectorImpl<Value> &refs);
   FailureOr<Attribute> parseAddress(SmallVectorImpl<Value> &refs);
   FailureOr<Attribute> parseNameOperand(const Token &name,
                                         SmallVectorImpl<Value> &refs);
@@ -277,6 +288,8 @@ private:
   Region *body = nullptr;
   Block *block = nullptr;
   SmallVector<Scope, 4> scopes;
+  /// Operands being parsed inside each other.
+  unsigned operandDepth = 0;
   /// Label blocks not (yet) in the body: placeholders and defined labels
   /// whose block is about to be placed.
   llvm::SmallPtrSet<Block *, 16> floatingBlocks;

@@ -57,8 +57,8 @@ public:
     ConstantExprResult result;
     std::optional<ConstantValue> value = parseConditional();
     if (!value) {
-      result.kind = sawLeaf ? ConstantExprResult::Kind::Invalid
-                            : ConstantExprResult::Kind::NotConstant;
+      result.kind = sawLeaf || tooDeep ? ConstantExprResult::Kind::Invalid
+                                       : ConstantExprResult::Kind::NotConstant;
       result.length = errorPos;
       result.message = message;
       return result;
@@ -126,6 +126,22 @@ private:
     return std::nullopt;
   }
 
+  /// Runs `parse` one level deeper: a parenthesis, a unary operator, a
+  /// cast or a branch of `?:`. Past kMaxConstantExprDepth it fails instead.
+  template <typename Fn> std::optional<ConstantValue> nested(Fn parse) {
+    if (depth >= kMaxConstantExprDepth) {
+      tooDeep = true;
+      return fail(pos, "the expression nests deeper than " +
+                           std::to_string(kMaxConstantExprDepth) +
+                           " levels (parentheses, unary operators, casts "
+                           "and '?:')");
+    }
+    ++depth;
+    std::optional<ConstantValue> v = parse();
+    --depth;
+    return v;
+  }
+
   //===------------------------------------------------------------------===//
   // Grammar
   //===------------------------------------------------------------------===//
@@ -140,12 +156,13 @@ private:
     if (!cond->isInteger())
       return fail(at, "the condition of '?:' must be an integer");
     bool pick = cond->bits != 0;
-    std::optional<ConstantValue> a = parseConditional();
+    auto branch = [&] { return parseConditional(); };
+    std::optional<ConstantValue> a = nested(branch);
     if (!a)
       return std::nullopt;
     if (!consumeOperator(":"))
       return fail(pos, "expected ':' in a conditional expression");
-    std::optional<ConstantValue> b = parseConditional();
+    std::optional<ConstantValue> b = nested(branch);
     if (!b)
       return std::nullopt;
     if (!convert(*a, *b, at))
@@ -183,7 +200,7 @@ private:
     for (StringRef op : {"-", "+", "!", "~"}) {
       if (!consumeOperator(op))
         continue;
-      std::optional<ConstantValue> v = parseUnary();
+      std::optional<ConstantValue> v = nested([&] { return parseUnary(); });
       if (!v)
         return std::nullopt;
       if (op == "+")
@@ -216,7 +233,7 @@ private:
         isCast = consumeOperator(")");
       }
       if (isCast) {
-        std::optional<ConstantValue> v = parseUnary();
+        std::optional<ConstantValue> v = nested([&] { return parseUnary(); });
         if (!v)
           return std::nullopt;
         if (!v->isInteger())
@@ -233,7 +250,8 @@ private:
     char c = peek();
     size_t at = pos;
     if (consumeOperator("(")) {
-      std::optional<ConstantValue> v = parseConditional();
+      std::optional<ConstantValue> v =
+          nested([&] { return parseConditional(); });
       if (!v)
         return std::nullopt;
       if (!consumeOperator(")"))
@@ -439,6 +457,10 @@ private:
   /// Whether a number or WARP_SZ has been read: a failure before the first
   /// one means the text is not a constant expression at all.
   bool sawLeaf = false;
+  /// Constructs open around the one being parsed, and whether that went
+  /// past the limit (the text is then refused even without a number yet).
+  unsigned depth = 0;
+  bool tooDeep = false;
   size_t errorPos = 0;
   std::string message;
 };

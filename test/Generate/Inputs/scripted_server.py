@@ -291,6 +291,34 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             return self.send(200, "{not json")
+        if scenario == "deep":
+            # JSON nested 200,000 levels deep (400 KB), whole or as one event.
+            body = '{"choices": ' + "[" * 200000 + "]" * 200000 + "}"
+            if not stream:
+                return self.send(200, body)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(("event: message_start\ndata: " + body + "\n\n").encode())
+            self.close_connection = True
+            return
+        if scenario == "longline" and stream:
+            # One SSE line of 1.5 MiB, unended when the server closes.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"data: " + b"x" * (3 << 19))
+            self.close_connection = True
+            return
+        if scenario == "deepptx":
+            # A PTX answer whose operand nests parentheses 3,000 deep.
+            ptx = (".version 8.7\n.target sm_90a\n.address_size 64\n"
+                   ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n  mov.u32 %r1, " +
+                   "(" * 3000 + "1" + ")" * 3000 + ";\n  ret;\n}\n")
+            text = "A kernel.\n\n```ptx\n// @ptxbench kernel k grid=1 block=1\n// @ptxbench args\n" + ptx + "```\n"
+            return self.stream(anthropic, text) if stream else self.whole(anthropic, text)
         if scenario in HOSTILE:
             return self.hostile(scenario, anthropic, stream)
         if scenario.startswith("slow"):

@@ -19,6 +19,10 @@
 
 namespace ptxbench::ptx {
 
+/// How deep parentheses, unary operators, casts and `?:` may nest in one
+/// expression; deeper is Invalid (a stack overflow otherwise).
+constexpr unsigned kMaxConstantExprDepth = 256;
+
 /// The value of a constant expression: a 64-bit integer, typed `.s64` or
 /// `.u64`, or a double.
 struct ConstantValue {
