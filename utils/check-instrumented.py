@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instruments PTX files with --ptx-instrument-features (with the work
-counters, as `ptxbench run` does) and checks that ptxas assembles the result
-for each file's own .target.
+counters and the knockout guards, as `ptxbench run` does) and checks that
+ptxas assembles the result for each file's own .target.
 
 Usage: check-instrumented.py --opt ptxbench-opt --ptxas ptxas
            [--families a,b,...] FILE.ptx...
@@ -36,7 +36,7 @@ def main():
             arch = m.group(1) if m else "sm_90a"
             out = os.path.join(tmp, "counted.ptx")
             r = subprocess.run([args.opt, path, "--ptx-instrument-features=families=" +
-                                args.families + " work=true", "--emit=ptx", "-o", out],
+                                args.families + " work=true knockout=true", "--emit=ptx", "-o", out],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 print(f"FAIL {path}: instrument: {r.stderr.strip()[:500]}")

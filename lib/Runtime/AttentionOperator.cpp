@@ -65,8 +65,8 @@ public:
       TRY(addReferenceOutput(operand(role)));
     // fp32 forward output (converted into the bf16 input O) and Delta.
     scratch.resize(2);
-    TRY(gpu.alloc(scratch[0], elements(o) * 4));
-    return gpu.alloc(scratch[1], elements(lse) * 4);
+    TRY(gpu.allocSealed(scratch[0], elements(o) * 4));
+    return gpu.allocSealed(scratch[1], elements(lse) * 4);
   }
 
   MaybeFail deriveInputs() override {

@@ -247,6 +247,38 @@ ptxbench_hash(const unsigned char *p, u64 n, u64 *out) {
   if ((threadIdx.x & 31) == 0) atomicAdd(out, h);
 }
 
+// Counts the bytes of p[0..n) other than `expected` into *out: a zero=once
+// workspace that is not zero, the slack of a buffer that was written.
+extern "C" __global__ void __launch_bounds__(256)
+ptxbench_count_ne(const unsigned char *p, u64 n, u32 expected, u64 *out) {
+  u64 c = 0;
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n;
+       i += (u64)gridDim.x * blockDim.x)
+    c += p[i] != (unsigned char)expected;
+  for (int off = 16; off > 0; off >>= 1)
+    c += __shfl_down_sync(0xffffffffu, c, off);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(out, c);
+}
+
+// Overwrites all of this block's dynamic shared memory (16-byte words), so
+// the next kernel on the SM finds nothing an earlier one left there; block
+// 0 of each SM records its SM in seen[%smid] when seen is not null.
+extern "C" __global__ void __launch_bounds__(1024)
+ptxbench_scrub_shared(u32 words, u32 *seen) {
+  extern __shared__ uint4 scrub[];
+  // Stores nothing reads: asm volatile, so no optimizer drops them.
+  u32 base = (u32)__cvta_generic_to_shared(scrub);
+  for (u32 i = threadIdx.x; i < words; i += blockDim.x)
+    asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};"
+                 :: "r"(base + 16 * i), "r"(0xDEADBEEFu) : "memory");
+  __syncthreads();
+  if (threadIdx.x == 0 && seen) {
+    u32 sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    if (sm < 1024) seen[sm] = 1;
+  }
+}
+
 // Counts the non-zero bytes of n bytes into *out.
 extern "C" __global__ void __launch_bounds__(256)
 ptxbench_nonzero(const unsigned char *p, u64 n, u64 *out) {

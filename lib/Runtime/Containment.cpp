@@ -1,7 +1,8 @@
 //===- Containment.cpp - Bounded output capture, guarded layouts ----------===//
 //
-// The plain arithmetic behind the worker's output capture, the guarded
-// device allocations and the number of rotated input sets (Containment.h).
+// The plain host code behind the worker's output capture, the guarded
+// device allocations, the number of rotated input sets and the refused
+// device-runtime calls (Containment.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,8 +11,10 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/ELF.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace ptxbench::runtime;
 
@@ -82,65 +85,78 @@ unsigned ptxbench::runtime::inputSetCount(uint64_t bytesPerSet,
   return unsigned(std::clamp<uint64_t>(fit, 2, std::max(maxSets, 2u)));
 }
 
-std::vector<std::string> ptxbench::runtime::moduleGlobals(llvm::StringRef ptx) {
-  std::vector<std::string> names;
-  auto declaration = [&](llvm::StringRef statement) {
-    llvm::SmallVector<llvm::StringRef> words;
-    llvm::SplitString(statement, words, " \t\r\n");
-    auto global = llvm::find(words, ".global");
-    if (global == words.end() || llvm::is_contained(words, ".extern"))
-      return;
-    // `.global .align 4 .b8 name[16] = ...`: the first word that is not a
-    // directive or a number.
-    for (auto it = global + 1; it != words.end() && !it->starts_with("=");
-         ++it) {
-      llvm::StringRef name =
-          it->take_until([](char c) { return c == '[' || c == '='; });
-      if (!name.empty() && !name.starts_with(".") &&
-          !llvm::isDigit(name.front())) {
-        names.push_back(name.str());
-        return;
-      }
-    }
+namespace {
+/// A bounded read of a T at `offset` of `image`.
+template <typename T>
+bool readAt(llvm::StringRef image, uint64_t offset, T &out) {
+  if (offset > image.size() || image.size() - offset < sizeof(T))
+    return false;
+  std::memcpy(&out, image.data() + offset, sizeof(T));
+  return true;
+}
+} // namespace
+
+llvm::Expected<std::vector<std::string>>
+ptxbench::runtime::refusedDeviceCalls(llvm::StringRef cubin) {
+  using namespace llvm::ELF;
+  auto bad = [](const char *what) {
+    return llvm::createStringError(
+        llvm::Twine("the compiled module is not a readable ELF image (") +
+        what + ")");
   };
-  // Statements at module scope, comments and strings aside: a body's braces
-  // hide what is inside it; an initializer's do not end the statement.
-  std::string statement;
-  int depth = 0;
-  for (size_t i = 0; i < ptx.size(); ++i) {
-    char c = ptx[i];
-    if (c == '/' && i + 1 < ptx.size() &&
-        (ptx[i + 1] == '/' || ptx[i + 1] == '*')) {
-      size_t end =
-          ptx[i + 1] == '/' ? ptx.find('\n', i) : ptx.find("*/", i + 2);
-      i = end == llvm::StringRef::npos ? ptx.size() : end + (ptx[i + 1] == '*');
-      statement += ' ';
+  Elf64_Ehdr header;
+  if (!readAt(cubin, 0, header) ||
+      llvm::StringRef(reinterpret_cast<const char *>(header.e_ident), 4) !=
+          llvm::StringRef(ElfMagic, 4))
+    return bad("no ELF header");
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_ident[EI_DATA] != ELFDATA2LSB ||
+      header.e_shentsize != sizeof(Elf64_Shdr))
+    return bad("not 64-bit little-endian");
+  auto sectionAt = [&](uint64_t index, Elf64_Shdr &out) {
+    return index < header.e_shnum &&
+           readAt(cubin, header.e_shoff + index * sizeof(Elf64_Shdr), out);
+  };
+  std::vector<std::string> refused;
+  for (uint64_t i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr symtab, strtab;
+    if (!sectionAt(i, symtab))
+      return bad("a section header lies outside the image");
+    if (symtab.sh_type != SHT_SYMTAB)
       continue;
+    if (!sectionAt(symtab.sh_link, strtab) || strtab.sh_offset > cubin.size() ||
+        cubin.size() - strtab.sh_offset < strtab.sh_size)
+      return bad("the symbol names lie outside the image");
+    llvm::StringRef names = cubin.substr(strtab.sh_offset, strtab.sh_size);
+    for (uint64_t offset = symtab.sh_offset;
+         offset + sizeof(Elf64_Sym) <= symtab.sh_offset + symtab.sh_size;
+         offset += sizeof(Elf64_Sym)) {
+      Elf64_Sym symbol;
+      if (!readAt(cubin, offset, symbol))
+        return bad("a symbol lies outside the image");
+      if (symbol.st_shndx != SHN_UNDEF || symbol.getType() != STT_FUNC)
+        continue;
+      if (symbol.st_name >= names.size())
+        return bad("a symbol's name lies outside the image");
+      llvm::StringRef name = names.drop_front(symbol.st_name);
+      name = name.take_until([](char c) { return c == 0; });
+      if (name != "vprintf" && name != "__assertfail" &&
+          !llvm::is_contained(refused, name))
+        refused.push_back(name.str());
     }
-    if (c == '"') {
-      size_t end = ptx.find('"', i + 1);
-      i = end == llvm::StringRef::npos ? ptx.size() : end;
-      continue;
-    }
-    bool initializer = llvm::StringRef(statement).contains('=');
-    if (c == '{') {
-      if (depth++ == 0 && !initializer)
-        statement.clear();
-      continue;
-    }
-    if (c == '}') {
-      if (depth > 0 && --depth == 0 && !initializer)
-        statement.clear();
-      continue;
-    }
-    if (depth > 0)
-      continue;
-    if (c == ';') {
-      declaration(statement);
-      statement.clear();
-      continue;
-    }
-    statement += c;
   }
-  return names;
+  return refused;
+}
+
+std::string
+ptxbench::runtime::refusedDeviceCallsMessage(llvm::ArrayRef<std::string> names) {
+  std::string quoted;
+  for (const std::string &n : names)
+    quoted += (quoted.empty() ? "'" : ", '") + n + "'";
+  return "the compiled kernels call " + quoted +
+         ", which the harness does not provide: device-side malloc/free "
+         "would keep a heap from one launch to the next, and device-side "
+         "launches would run work outside the timed launch. Declare the "
+         "memory a kernel needs as a workspace in the launch plan "
+         "(docs/launch-plan.md) and launch every kernel from the plan";
 }

@@ -1,11 +1,22 @@
 //===- Credit.cpp - Work shares and the speed-of-light judgement ----------===//
 //
-// What a run's numbers are worth. The instrumented run counts the FLOPs of
-// each kind of matrix instruction and the bytes of each kind of global
-// load; creditWork turns them into each requested family's share of the
-// task's work and a `used`/`token` verdict against the task's thresholds.
+// What a run's numbers are worth. The counted run counts the FLOPs of each
+// kind of matrix instruction and of the CUDA cores and the bytes of each
+// kind of global load, and the knockouts say whether each matrix kind's
+// work reached the outputs; creditWork turns them into each requested
+// family's share of the task's work and a `used`/`token` verdict against
+// the task's thresholds:
+//   - a matrix family's share is its FLOPs over the task's; it counts only
+//     when the outputs failed with the family switched off and no other
+//     path (another matrix kind, the CUDA cores) did half the task again;
+//   - a byte family's share is what TMA and bulk copies can have brought of
+//     the task's input bytes: at most their own bytes, and never what other
+//     loads (ld.global, cp.async) brought, so re-reading a hot vector or
+//     loading boxes out of bounds earns nothing.
 // judgeSpeedOfLight turns a correct result that is faster than the card
-// can be into SUSPICIOUS. Both are plain host code (unit-tested).
+// can be into SUSPICIOUS, judging the FLOPs no reached tensor-core
+// instruction did against the CUDA cores' peak. Both are plain host code
+// (unit-tested).
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,12 +100,58 @@ std::string restOfBytes(const WorkCounts &w) {
 
 } // namespace
 
+namespace {
+
+/// The matrix kind whose FLOPs a family is credited with.
+StringRef matrixKindOf(StringRef family) {
+  return family == "tmem" ? StringRef("tcgen05") : family;
+}
+
+/// The largest share of the task's FLOPs another path did than `kind`: the
+/// other matrix kinds and the CUDA cores.
+std::pair<double, std::string> otherPath(const WorkCounts &w, StringRef kind,
+                                         double taskFlops) {
+  std::pair<double, std::string> best{0, ""};
+  for (auto [name, label] :
+       {std::pair<StringRef, StringRef>{"wgmma", "wgmma"},
+        {"mma_sync", "mma.sync"},
+        {"wmma", "wmma"},
+        {"tcgen05", "tcgen05.mma"}})
+    if (name != kind && w.flopsOf(name) / taskFlops > best.first)
+      best = {w.flopsOf(name) / taskFlops, label.str()};
+  if (w.scalarFlops / taskFlops > best.first)
+    best = {w.scalarFlops / taskFlops, "CUDA-core arithmetic (FFMA ...)"};
+  return best;
+}
+
+} // namespace
+
 void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
   for (WorkloadResult &r : run.workloads) {
     if (!r.work.measured)
       continue;
     const WorkCounts &w = r.work;
-    double loaded = w.loadedBytes();
+    double tensorShare = r.flops > 0 ? w.tensorFlops() / r.flops : 0;
+    double scalarShare = r.flops > 0 ? w.scalarFlops / r.flops : 0;
+    if (r.flops > 0 && tensorShare + scalarShare > 1.5)
+      r.workFindings.push_back(
+          {"work-share-above-one",
+           formatv("the kernels did {0} of the task's {1:e2} FLOPs (tensor "
+                   "cores {2}, CUDA cores {3}): padding explains a little "
+                   "more than the task's count, not this much; work was "
+                   "done more than once",
+                   percent(tensorShare + scalarShare), r.flops,
+                   percent(tensorShare), percent(scalarShare))
+               .str()});
+    // What loads other than TMA and bulk copies brought, of the task's
+    // input bytes: no share of those bytes can be the async copies'.
+    double inputBytes = w.inputBytes > 0 ? w.inputBytes : w.loadedBytes();
+    double otherShare =
+        inputBytes > 0
+            ? std::min(1.0, (w.globalLoadBytes + w.cpAsyncBytes) / inputBytes)
+            : 0;
+    double asyncShare =
+        inputBytes > 0 ? std::min(1.0, w.asyncBytes / inputBytes) : 0;
     for (FeatureCount &f : r.features) {
       WorkKind kind = workKind(f.family);
       if (kind == WorkKind::None || f.executed < 0)
@@ -102,10 +159,46 @@ void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
       if (kind == WorkKind::Flops) {
         if (r.flops <= 0)
           continue;
-        f.share = familyFlops(w, f.family) / r.flops;
+        StringRef matrix = matrixKindOf(f.family);
+        f.share = w.flopsOf(matrix) / r.flops;
         f.threshold = task.creditFlops;
+        if (f.executed > 0 && f.share >= f.threshold) {
+          const Knockout *k = w.knockout(matrix);
+          auto [other, otherName] = otherPath(w, matrix, r.flops);
+          if (!k || !k->ran) {
+            f.withheld = "knockout-not-run";
+            r.workFindings.push_back(
+                {f.withheld,
+                 formatv("{0} did {1} of the task's FLOPs, but the run with "
+                         "it switched off did not happen ({2}), so nothing "
+                         "shows that its work reached the outputs",
+                         f.family, percent(f.share),
+                         k ? k->detail : std::string("not made"))
+                     .str()});
+          } else if (!k->reached) {
+            f.withheld = "no-effect-" + f.family;
+            r.workFindings.push_back(
+                {f.withheld,
+                 formatv("{0} executed {1} of the task's FLOPs, but with "
+                         "every {0} instruction switched off the outputs "
+                         "still passed their check: its results do not "
+                         "reach the outputs, so its work does not count",
+                         f.family, percent(f.share))
+                     .str()});
+          } else if (other >= 0.5) {
+            f.withheld = "duplicated-work";
+            r.workFindings.push_back(
+                {f.withheld,
+                 formatv("{0} did {1} of the task's FLOPs and {2} did {3} "
+                         "more: the task's work was done twice, so the "
+                         "{0} share does not count",
+                         f.family, percent(f.share), otherName,
+                         percent(other))
+                     .str()});
+          }
+        }
       } else {
-        f.share = loaded > 0 ? w.asyncBytes / loaded : 0;
+        f.share = std::min(1.0 - otherShare, asyncShare);
         f.threshold = task.creditBytes;
       }
       if (f.executed <= 0 || f.share >= f.threshold)
@@ -121,11 +214,13 @@ void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
                       .str();
       else
         message = formatv("{0} executed ({1} thread-instructions) but TMA and "
-                          "bulk copies delivered {2} of the {3:e2} bytes "
-                          "loaded from global memory (the task credits it "
-                          "from {4}); the rest: {5}",
-                          f.family, f.executed, percent(f.share), loaded,
-                          percent(f.threshold), restOfBytes(w))
+                          "bulk copies can have brought at most {2} of the "
+                          "task's {3:e2} input bytes (the task credits it "
+                          "from {4}): they delivered {5:e2} bytes, and other "
+                          "loads brought {6:e2} ({7})",
+                          f.family, f.executed, percent(f.share), inputBytes,
+                          percent(f.threshold), w.asyncBytes,
+                          w.globalLoadBytes + w.cpAsyncBytes, restOfBytes(w))
                       .str();
       r.workFindings.push_back({"token-" + f.family, std::move(message)});
     }
@@ -155,16 +250,25 @@ void ptxbench::runtime::judgeSpeedOfLight(RunResult &run) {
                               gbps, 100 * gbps / run.peakGBps, run.peakGBps)
                           .str());
     }
-    if (why.empty() && run.peakFp32Tflops > 0 && r.flops > 0 &&
-        r.work.measured && r.work.tensorFlops() == 0) {
-      double tflops = r.flops / seconds * 1e-12;
-      if (tflops > run.peakFp32Tflops)
-        why.push_back(formatv("no tensor-core instruction executed (run-time "
-                              "counts), yet {0:f1} TFLOP/s is {1:f0}% of the "
-                              "FP32 CUDA-core peak of {2:f1} TFLOP/s",
-                              tflops, 100 * tflops / run.peakFp32Tflops,
-                              run.peakFp32Tflops)
-                          .str());
+    // The FLOPs no tensor-core instruction did whose work reached the
+    // outputs ran on the CUDA cores, whatever else the kernels contain; all
+    // of them when the work was not measured.
+    if (why.empty() && !run.countsDisabled && run.peakFp32Tflops > 0 &&
+        r.flops > 0) {
+      double cudaCoreShare = 1 - r.work.reachedTensorShare(r.flops);
+      double tflops = r.flops * cudaCoreShare / seconds * 1e-12;
+      if (cudaCoreShare > 0 && tflops > run.peakFp32Tflops)
+        why.push_back(
+            formatv("{0} of the task's FLOPs were not done by a tensor-core "
+                    "instruction whose work reached the outputs ({1}), yet "
+                    "they ran at {2:f1} TFLOP/s, {3:f0}% of the FP32 "
+                    "CUDA-core peak of {4:f1} TFLOP/s",
+                    percent(cudaCoreShare),
+                    r.work.measured ? "run-time counts and knockouts"
+                                    : "the work was not measured",
+                    tflops, 100 * tflops / run.peakFp32Tflops,
+                    run.peakFp32Tflops)
+                .str());
     }
     if (why.empty())
       continue;

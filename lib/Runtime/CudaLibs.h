@@ -46,12 +46,18 @@ namespace ptxbench::runtime::cuda {
   X(cuMemSetAccess)                                                            \
   X(cuMemGetAllocationGranularity)                                             \
   X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemsetD8Async)                                                           \
   X(cuMemsetD16Async)                                                          \
   X(cuMemsetD32Async)                                                          \
   X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleLoadData)                                                          \
+  X(cuLinkCreate)                                                              \
+  X(cuLinkAddData)                                                             \
+  X(cuLinkComplete)                                                            \
+  X(cuLinkDestroy)                                                             \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
   X(cuModuleGetGlobal)                                                         \

@@ -65,42 +65,6 @@ MaybeFail Gpu::check(CUresult r, Status status, const Twine &what) {
                  (what + ": " + d.describe(r)).str(), sticky};
 }
 
-MaybeFail Gpu::captureGlobals(CUmodule module, ArrayRef<std::string> names) {
-  globals.clear();
-  size_t total = 0;
-  for (const std::string &name : names) {
-    GlobalVar var;
-    if (d.cuModuleGetGlobal(&var.ptr, &var.bytes, module, name.c_str()) ||
-        !var.bytes)
-      continue; // not a variable the module defines after all
-    globals.push_back(var);
-    total += var.bytes;
-  }
-  if (globals.empty())
-    return std::nullopt;
-  TRY(alloc(savedGlobals, total));
-  size_t offset = 0;
-  for (const GlobalVar &var : globals) {
-    TRY(check(d.cuMemcpyDtoDAsync(savedGlobals.ptr + offset, var.ptr, var.bytes,
-                                  stream),
-              Status::HarnessError, "saving the submission's globals"));
-    offset += var.bytes;
-  }
-  return check(d.cuStreamSynchronize(stream), Status::HarnessError,
-               "saving the submission's globals");
-}
-
-MaybeFail Gpu::restoreGlobals() {
-  size_t offset = 0;
-  for (const GlobalVar &var : globals) {
-    TRY(check(d.cuMemcpyDtoDAsync(var.ptr, savedGlobals.ptr + offset, var.bytes,
-                                  stream),
-              Status::HarnessError, "restoring the submission's globals"));
-    offset += var.bytes;
-  }
-  return std::nullopt;
-}
-
 MaybeFail Gpu::alloc(DeviceBuffer &buf, size_t bytes) {
   buf.bytes = bytes;
   return check(d.cuMemAlloc(&buf.ptr, bytes ? bytes : 16), Status::HarnessError,
@@ -149,10 +113,97 @@ MaybeFail Gpu::allocGuarded(DeviceBuffer &buf, size_t bytes) {
   }
   buf.ptr = buf.mapped + layout.offset;
   buf.bytes = bytes;
+  // The slack around the buffer holds a pattern the per-launch checks
+  // compare against (the buffer itself is filled by its owner).
+  return check(d.cuMemsetD8Async(buf.mapped, slackByte, buf.mappedBytes,
+                                 stream),
+               Status::HarnessError, what);
+}
+
+MaybeFail Gpu::allocSealed(DeviceBuffer &buf, size_t bytes) {
+  TRY(allocGuarded(buf, bytes));
+  sealedRanges.push_back({buf.mapped, buf.mappedBytes});
+  return std::nullopt;
+}
+
+MaybeFail Gpu::setAccess(CUdeviceptr ptr, size_t bytes,
+                         CUmemAccess_flags flags) {
+  CUmemAccessDesc access = {};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = dev;
+  access.flags = flags;
+  return check(d.cuMemSetAccess(ptr, bytes, &access, 1), Status::HarnessError,
+               "changing the access of the harness's memory");
+}
+
+MaybeFail Gpu::seal(bool sealed) {
+  for (auto [ptr, bytes] : sealedRanges)
+    TRY(setAccess(ptr, bytes,
+                  sealed ? CU_MEM_ACCESS_FLAGS_PROT_NONE
+                         : CU_MEM_ACCESS_FLAGS_PROT_READWRITE));
+  return std::nullopt;
+}
+
+MaybeFail Gpu::setReadOnly(const DeviceBuffer &buf, bool readOnly) {
+  if (!buf.mapped)
+    return Failure{Status::HarnessError,
+                   "only a guarded buffer can be made read-only"};
+  return setAccess(buf.mapped, buf.mappedBytes,
+                   readOnly ? CU_MEM_ACCESS_FLAGS_PROT_READ
+                            : CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+}
+
+MaybeFail Gpu::scrubSharedMemory() {
+  CUfunction fn;
+  TRY(builtin("ptxbench_scrub_shared", fn));
+  int smem = 0;
+  d.cuDeviceGetAttribute(
+      &smem, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+  // One block of the whole shared memory fits an SM, so the idle device
+  // gives every SM one of the first smCount blocks; the first scrub of a
+  // worker checks that it did.
+  DeviceBuffer seen;
+  bool checkCoverage = !scrubCoverageChecked;
+  if (checkCoverage) {
+    TRY(alloc(seen, 4 * 1024));
+    TRY(check(d.cuMemsetD8Async(seen.ptr, 0, seen.bytes, stream),
+              Status::HarnessError, "scrubbing shared memory"));
+  }
+  unsigned words = unsigned(smem) / 16;
+  CUdeviceptr seenPtr = seen.ptr;
+  void *args[] = {&words, &seenPtr};
+  unsigned grid[3] = {unsigned(2 * smCount), 1, 1}, block[3] = {1024, 1, 1};
+  d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                       100);
+  MaybeFail f = launchBuiltin(*this, fn, grid, block, unsigned(smem), args,
+                              "scrubbing shared memory");
+  if (f || !checkCoverage)
+    return f;
+  std::vector<uint32_t> hit(1024);
+  f = check(d.cuStreamSynchronize(stream), Status::HarnessError,
+            "scrubbing shared memory");
+  if (!f)
+    f = check(d.cuMemcpyDtoH(hit.data(), seen.ptr, seen.bytes),
+              Status::HarnessError, "scrubbing shared memory");
+  free(seen);
+  if (f)
+    return f;
+  unsigned covered = 0;
+  for (uint32_t h : hit)
+    covered += h != 0;
+  if (covered < unsigned(smCount))
+    return Failure{Status::HarnessError,
+                   "the shared-memory scrub reached " +
+                       std::to_string(covered) + " of " +
+                       std::to_string(smCount) + " SMs"};
+  scrubCoverageChecked = true;
   return std::nullopt;
 }
 
 void Gpu::free(DeviceBuffer &buf) {
+  llvm::erase_if(sealedRanges, [&](const std::pair<CUdeviceptr, size_t> &r) {
+    return buf.mapped && r.first == buf.mapped;
+  });
   if (buf.reserved) {
     if (buf.mapped && buf.mappedBytes)
       d.cuMemUnmap(buf.mapped, buf.mappedBytes);

@@ -40,6 +40,10 @@ using MaybeFail = std::optional<Failure>;
 /// Whether `r` leaves the context unusable (a fault inside a kernel).
 bool isStickyError(CUresult r);
 
+/// What the slack of a guarded buffer (the mapped bytes before its start
+/// and after its end) is filled with.
+constexpr uint8_t slackByte = 0xA5;
+
 struct DeviceBuffer {
   CUdeviceptr ptr = 0;
   size_t bytes = 0;
@@ -73,27 +77,7 @@ public:
   unsigned maxSmMHz = 0;
   std::string nvmlError, driverVersion;
   int cudaVersion = 0;
-  /// The instrumented submission, loaded on first use.
-  CUmodule counted = nullptr;
-  std::vector<CUfunction> countedFunctions;
-  std::string countedError;
-
-  /// The submission's module-scope .global variables and a copy of their
-  /// contents as loaded: restored before every launch of the submission,
-  /// so nothing a kernel keeps in its own globals (a launch counter, a
-  /// fingerprint, cached results) reaches the next launch.
-  struct GlobalVar {
-    CUdeviceptr ptr = 0;
-    size_t bytes = 0;
-  };
-  std::vector<GlobalVar> globals;
-  DeviceBuffer savedGlobals;
-
   MaybeFail init();
-  /// Finds the variables `names` of `module` and saves their contents.
-  MaybeFail captureGlobals(CUmodule module, llvm::ArrayRef<std::string> names);
-  /// Queues the copy of the saved contents back on the harness's stream.
-  MaybeFail restoreGlobals();
   /// The SM clock and throttle reasons now (invalid without NVML).
   ClockReading readClock();
   MaybeFail check(CUresult r, Status status, const llvm::Twine &what);
@@ -108,12 +92,33 @@ public:
   /// guardedLayout): its end is the end of the mapped pages where the
   /// 256-byte alignment of its start allows, so an access just past either
   /// end faults instead of reaching a neighbour.
+  /// The mapped bytes around the buffer (its slack) are filled with
+  /// `slackByte`, so a write there is seen afterwards.
   MaybeFail allocGuarded(DeviceBuffer &buf, size_t bytes);
+  /// A guarded buffer for what a submission must never read (the reference
+  /// outputs, the baseline's outputs, the reference's intermediates): while
+  /// the harness is sealed, no kernel can access it (a read faults).
+  MaybeFail allocSealed(DeviceBuffer &buf, size_t bytes);
+  /// Makes every sealed buffer inaccessible (`sealed`) or readable and
+  /// writable again; the stream must be idle.
+  MaybeFail seal(bool sealed);
+  /// Makes a guarded buffer (all of its mapping) read-only, or writable.
+  MaybeFail setReadOnly(const DeviceBuffer &buf, bool readOnly);
   void free(DeviceBuffer &buf);
   std::string arch() const;
 
+  /// Fills every SM's shared memory with a fixed pattern, so nothing an
+  /// earlier launch left there can be read by the next one (shared memory
+  /// is not cleared between kernels). Queued on the harness stream.
+  MaybeFail scrubSharedMemory();
+
 private:
   llvm::StringMap<CUfunction> builtinCache;
+  /// The sealed buffers' mappings (start, bytes).
+  std::vector<std::pair<CUdeviceptr, size_t>> sealedRanges;
+  bool scrubCoverageChecked = false;
+  MaybeFail setAccess(CUdeviceptr ptr, size_t bytes,
+                      CUmemAccess_flags flags);
   MaybeFail loadBuiltins(llvm::StringRef source, llvm::StringRef fileName,
                          CUmodule &module);
 };

@@ -1,8 +1,8 @@
 //===- Harness.cpp - Compile, launch, check and time one submission -------===//
 //
-// The worker's body: the device and its speed of light, the submission's
-// module (and its instrumented copy) loaded while the parent watches the
-// JIT, each workload's resolved plan checked against the kernels'
+// The worker's body: the device and its speed of light, the submission
+// (and its instrumented copy) compiled to cubins while the parent watches
+// the JIT, each workload's resolved plan checked against the kernels'
 // parameters and run by a WorkloadRunner (WorkloadRunner.h), every event
 // one JSON line on the pipe; and probeGpu, for the parent. Everything the
 // GPU does for a submission goes through the harness's own stream: input
@@ -30,6 +30,7 @@
 #ifdef PTXBENCH_HAVE_CUDA_HEADERS
 #include "Gpu.h"
 #include "Peaks.h"
+#include "SubmissionModule.h"
 #include "WorkloadRunner.h"
 
 #include "ptxbench/Runtime/Containment.h"
@@ -207,61 +208,54 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     return 0;
   }
   // The driver's JIT (ptxas) runs under the compile limit: the parent
-  // watches the time between these two events.
-  emit(fd, json::Object{{"event", "jit"}});
-  CUmodule module;
-  MaybeFail loaded = gpu.loadModule(ptx, module, jitLog);
-  emit(fd, json::Object{{"event", "jit_done"}});
-  if (MaybeFail f = loaded) {
+  // watches the time between these two events. The cubin it makes is
+  // loaded afresh for every launch (SubmissionModule.h).
+  Submission submission;
+  auto compile = [&](StringRef text, CompiledModule &out, std::string &log) {
+    emit(fd, json::Object{{"event", "jit"}});
+    MaybeFail f = compileModule(gpu, text, out, log);
+    emit(fd, json::Object{{"event", "jit_done"}});
+    for (const KernelDecl &k : plan.kernels)
+      out.kernels.push_back(k.name);
+    out.smem.assign(plan.kernels.size(), 0);
+    return f;
+  };
+  if (MaybeFail f = compile(ptx, submission.plain, jitLog)) {
     reportAll(f->status, f->message, compileLog, jitLog);
     return f->contextLost ? 3 : 0;
   }
-  std::vector<CUfunction> functions;
-  for (const KernelDecl &k : plan.kernels) {
-    CUfunction fn;
-    if (CUresult r = gpu.d.cuModuleGetFunction(&fn, module, k.name.c_str())) {
-      reportAll(Status::LaunchError,
-                k.loc.str() + ": error: kernel '" + k.name +
-                    "' is not in the compiled module (" + gpu.d.describe(r) +
-                    "); declare it extern \"C\" __global__",
-                compileLog, jitLog);
-      return 0;
-    }
-    functions.push_back(fn);
-  }
-  if (MaybeFail f = gpu.captureGlobals(module, moduleGlobals(ptx))) {
-    reportAll(f->status, f->message, compileLog, jitLog);
+  // Every kernel the plan names must be in the module.
+  LoadedModule probe;
+  unsigned missing = ~0u;
+  if (MaybeFail f = probe.load(gpu, submission.plain, nullptr, &missing)) {
+    std::string message = f->message;
+    if (missing < plan.kernels.size())
+      message = plan.kernels[missing].loc.str() + ": error: kernel '" +
+                plan.kernels[missing].name +
+                "' is not in the compiled module; declare it extern \"C\" "
+                "__global__";
+    reportAll(f->contextLost ? f->status : Status::LaunchError, message,
+              compileLog, jitLog);
     return f->contextLost ? 3 : 0;
   }
-  // The instrumented variant, for the run-time feature counts.
+  ArrayRef<CUfunction> functions = probe.functions();
+  // The instrumented variant, for the counted run and the knockouts.
+  std::string countedError;
   if (!options.instrumentedPtxPath.empty()) {
     auto buf = MemoryBuffer::getFile(options.instrumentedPtxPath);
     std::string log;
+    CompiledModule counted;
+    counted.control = options.controlSymbol;
     if (!buf) {
-      gpu.countedError =
+      countedError =
           "cannot read the instrumented PTX: " + buf.getError().message();
-    } else if (MaybeFail f = [&] {
-                 emit(fd, json::Object{{"event", "jit"}});
-                 MaybeFail f =
-                     gpu.loadModule((*buf)->getBuffer(), gpu.counted, log);
-                 emit(fd, json::Object{{"event", "jit_done"}});
-                 return f;
-               }()) {
-      gpu.counted = nullptr;
-      gpu.countedError = "the instrumented PTX does not load: " + f->message;
+    } else if (MaybeFail f = compile((*buf)->getBuffer(), counted, log)) {
+      countedError = "the instrumented PTX does not compile: " + f->message;
       if (f->contextLost)
         return 3;
     } else {
-      for (const KernelDecl &k : plan.kernels) {
-        CUfunction fn = nullptr;
-        if (gpu.d.cuModuleGetFunction(&fn, gpu.counted, k.name.c_str())) {
-          gpu.counted = nullptr;
-          gpu.countedError =
-              "kernel '" + k.name + "' is not in the instrumented module";
-          break;
-        }
-        gpu.countedFunctions.push_back(fn);
-      }
+      submission.instrumented = std::move(counted);
+      submission.countFamilies = options.countFamilies;
     }
   }
 
@@ -282,6 +276,9 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     bool planOk = true;
     for (unsigned k = 0; k < plan.kernels.size() && planOk; ++k) {
       const ResolvedKernel &rk = resolved->kernels[k];
+      submission.plain.smem[k] = rk.smem;
+      if (submission.instrumented)
+        submission.instrumented->smem[k] = rk.smem;
       if (std::string why = allowDynamicSmem(gpu, functions[k], rk.smem);
           !why.empty()) {
         r.status = Status::LaunchError;
@@ -329,15 +326,15 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     }
     bool lost;
     {
-      WorkloadRunner runner(gpu, task, *resolved, functions, workloads[i],
+      WorkloadRunner runner(gpu, task, *resolved, submission, workloads[i],
                             options.seed + i);
       runner.progress = [&] {
         emit(fd, json::Object{{"event", "progress"}, {"index", int64_t(i)}});
       };
       runner.run(r, options.baseline, options.checkOnly);
-      if (!runner.lost && !options.instrumentedPtxPath.empty() &&
-          (r.status == Status::Passed || r.status == Status::Incorrect))
-        runner.countFeatures(r, options.countFamilies);
+      if (!options.instrumentedPtxPath.empty() && !submission.instrumented &&
+          r.featureNote.empty())
+        r.featureNote = countedError;
       lost = runner.lost;
     }
     report(i, r);

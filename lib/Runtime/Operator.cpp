@@ -46,12 +46,12 @@ uint64_t Operator::elements(int tensor) const {
 
 MaybeFail Operator::addReferenceOutput(int tensor) {
   reference.push_back({tensor, {}});
-  return gpu.alloc(reference.back().values, elements(tensor) * 4);
+  return gpu.allocSealed(reference.back().values, elements(tensor) * 4);
 }
 
 MaybeFail Operator::addBaselineOutput(int tensor) {
   baseline.push_back({tensor, {}});
-  return gpu.alloc(baseline.back().values,
+  return gpu.allocSealed(baseline.back().values,
                    elements(tensor) * dtypeSize(task.tensors[tensor].dtype));
 }
 

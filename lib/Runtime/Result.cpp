@@ -229,13 +229,42 @@ StringRef ptxbench::runtime::featureVerdict(const FeatureCount &c) {
   if (c.executed > 0) {
     if (c.share < 0 || c.threshold < 0)
       return "executed";
-    return c.share >= c.threshold ? "used" : "token";
+    return c.share >= c.threshold && c.withheld.empty() ? "used" : "token";
   }
   if (c.inCode > 0)
     return "not triggered";
   if (c.inCode == 0)
     return "not in code";
   return "not executed";
+}
+
+double WorkCounts::flopsOf(StringRef kind) const {
+  if (kind == "wgmma")
+    return wgmmaFlops;
+  if (kind == "mma_sync")
+    return mmaSyncFlops;
+  if (kind == "wmma")
+    return wmmaFlops;
+  if (kind == "tcgen05")
+    return tcgen05Flops;
+  return 0;
+}
+
+const Knockout *WorkCounts::knockout(StringRef kind) const {
+  for (const Knockout &k : knockouts)
+    if (k.kind == kind)
+      return &k;
+  return nullptr;
+}
+
+double WorkCounts::reachedTensorShare(double taskFlops) const {
+  if (!measured || taskFlops <= 0)
+    return 0;
+  double share = 0;
+  for (const Knockout &k : knockouts)
+    if (k.ran && k.reached)
+      share += flopsOf(k.kind) / taskFlops;
+  return std::min(share, 1.0);
 }
 
 /// max(flops / rate, bytes / bandwidth) / median time.

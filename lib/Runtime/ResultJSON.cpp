@@ -113,19 +113,30 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
         fo["share"] = f.share;
         fo["threshold"] = f.threshold;
       }
+      if (!f.withheld.empty())
+        fo["withheld"] = f.withheld;
       features.push_back(std::move(fo));
     }
     o["features"] = std::move(features);
   }
   if (r.work.measured) {
     const WorkCounts &w = r.work;
+    json::Array knockouts;
+    for (const Knockout &k : w.knockouts)
+      knockouts.push_back(json::Object{{"kind", k.kind},
+                                       {"ran", k.ran},
+                                       {"reached", k.reached},
+                                       {"detail", k.detail}});
     o["work"] = json::Object{{"wgmma_flops", w.wgmmaFlops},
                              {"mma_sync_flops", w.mmaSyncFlops},
                              {"wmma_flops", w.wmmaFlops},
                              {"tcgen05_flops", w.tcgen05Flops},
+                             {"scalar_flops", w.scalarFlops},
                              {"async_copy_bytes", w.asyncBytes},
                              {"global_load_bytes", w.globalLoadBytes},
-                             {"cp_async_bytes", w.cpAsyncBytes}};
+                             {"cp_async_bytes", w.cpAsyncBytes},
+                             {"input_bytes", w.inputBytes},
+                             {"knockouts", std::move(knockouts)}};
   }
   if (!r.workFindings.empty()) {
     json::Array findings;
@@ -183,6 +194,8 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
     o["cuda_driver_version"] = run.cudaDriverVersion;
   if (run.cublasLtVersion)
     o["cublaslt_version"] = run.cublasLtVersion;
+  if (run.countsDisabled)
+    o["feature_counts"] = "disabled";
   if (!run.sanitizer.empty() || !run.sanitizerNote.empty()) {
     json::Array tools;
     for (const SanitizerReport &t : run.sanitizer)
@@ -291,7 +304,8 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
                               f->getInteger("in_code").value_or(-1),
                               f->getInteger("executed").value_or(-1),
                               f->getNumber("share").value_or(-1),
-                              f->getNumber("threshold").value_or(-1)});
+                              f->getNumber("threshold").value_or(-1),
+                              f->getString("withheld").value_or("").str()});
   if (const json::Object *w = o->getObject("work")) {
     WorkCounts &c = r.work;
     c.measured = true;
@@ -302,6 +316,15 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
     c.asyncBytes = w->getNumber("async_copy_bytes").value_or(0);
     c.globalLoadBytes = w->getNumber("global_load_bytes").value_or(0);
     c.cpAsyncBytes = w->getNumber("cp_async_bytes").value_or(0);
+    c.scalarFlops = w->getNumber("scalar_flops").value_or(0);
+    c.inputBytes = w->getNumber("input_bytes").value_or(0);
+    if (const json::Array *ks = w->getArray("knockouts"))
+      for (const json::Value &kv : *ks)
+        if (const json::Object *k = kv.getAsObject())
+          c.knockouts.push_back({k->getString("kind").value_or("").str(),
+                                 k->getBoolean("ran").value_or(false),
+                                 k->getBoolean("reached").value_or(false),
+                                 k->getString("detail").value_or("").str()});
   }
   if (const json::Array *fs = o->getArray("work_findings"))
     for (const json::Value &fv : *fs)

@@ -2,11 +2,13 @@
 //
 // How the harness decides that a submission did the job: after each
 // checked trial its outputs are copied to the host and compared with the
-// active input set's reference (every output, the worst one named), and
-// its inputs are compared with a snapshot taken before the launch; in the
+// active input set's reference (every output, the worst one named); in the
 // timing loop every launch (warm-ups included) gets another input set and
 // freshly poisoned outputs, and a device-side check of its outputs runs
-// behind the timed interval, so the first wrong launch is named.
+// behind the timed interval, so the first wrong launch is named. After
+// every launch the slack around each output and workspace must still hold
+// its pattern (a write there is an out-of-bounds write that did not fault)
+// and every zero=once workspace must be zero again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,35 +112,100 @@ MaybeFail WorkloadRunner::checkOutputs(WorkloadResult &result, StringRef when) {
   return Failure{Status::Incorrect, result.message};
 }
 
-MaybeFail WorkloadRunner::snapshotInputs(std::vector<std::vector<char>> &snap) {
-  snap.assign(task.tensors.size(), {});
-  for (unsigned t = 0; t < task.tensors.size(); ++t) {
-    if (task.tensors[t].role != Role::Input)
-      continue;
-    const DeviceBuffer &buf = bufs.tensors.buffers[t];
-    snap[t].resize(buf.bytes);
-    TRY(gpu.check(d.cuMemcpyDtoH(snap[t].data(), buf.ptr, snap[t].size()),
-                  Status::RuntimeError, "reading inputs"));
+void WorkloadRunner::collectIntegrityChecks() {
+  integrity.clear();
+  auto slack = [&](const DeviceBuffer &b, const std::string &name) {
+    if (!b.mapped)
+      return;
+    if (b.ptr > b.mapped)
+      integrity.push_back({b.mapped, b.ptr - b.mapped, slackByte,
+                           "before the start of " + name});
+    CUdeviceptr end = b.ptr + b.bytes, mappedEnd = b.mapped + b.mappedBytes;
+    if (mappedEnd > end)
+      integrity.push_back(
+          {end, mappedEnd - end, slackByte, "past the end of " + name});
+  };
+  for (unsigned t = 0; t < task.tensors.size(); ++t)
+    if (task.tensors[t].role == Role::Output)
+      slack(bufs.tensors.buffers[t], "'" + task.tensors[t].name + "'");
+  for (unsigned i = 0; i < plan.workspaces.size(); ++i) {
+    const ResolvedWorkspace &w = plan.workspaces[i];
+    slack(bufs.workspaces[i], "workspace '" + w.name + "'");
+    if (w.zero == ZeroFill::Once)
+      integrity.push_back({bufs.workspaces[i].ptr, w.bytes, 0,
+                           "workspace '" + w.name + "' (zero=once)", true});
+  }
+}
+
+MaybeFail WorkloadRunner::queueIntegrityChecks(CUdeviceptr records) {
+  if (integrity.empty())
+    return std::nullopt;
+  CUfunction fn;
+  TRY(gpu.builtin("ptxbench_count_ne", fn));
+  for (unsigned i = 0; i < integrity.size(); ++i) {
+    const IntegrityCheck &c = integrity[i];
+    CUdeviceptr p = c.ptr, out = records + 8 * i;
+    uint64_t n = c.bytes;
+    uint32_t expected = c.expected;
+    void *args[] = {&p, &n, &expected, &out};
+    unsigned grid[3] = {unsigned(std::min<uint64_t>((n + 255) / 256 + 1,
+                                                    uint64_t(gpu.smCount) * 8)),
+                        1, 1};
+    unsigned block[3] = {256, 1, 1};
+    TRY(launchBuiltin(gpu, fn, grid, block, 0, args,
+                      "checking the memory around the outputs"));
   }
   return std::nullopt;
 }
 
-MaybeFail
-WorkloadRunner::checkInputsUnchanged(const std::vector<std::vector<char>> &snap,
-                                     std::string &changed) {
-  std::vector<std::vector<char>> now;
-  TRY(snapshotInputs(now));
-  for (unsigned t = 0; t < snap.size(); ++t)
-    if (snap[t] != now[t]) {
-      size_t i = 0;
-      while (snap[t][i] == now[t][i])
-        ++i;
-      changed = "input '" + task.tensors[t].name +
-                "' was modified by the submission (first changed byte " +
-                std::to_string(i) + ")";
-      return std::nullopt;
-    }
+std::optional<Failure>
+WorkloadRunner::judgeIntegrity(ArrayRef<uint64_t> counts,
+                               StringRef when) const {
+  for (unsigned i = 0; i < integrity.size() && i < counts.size(); ++i) {
+    if (!counts[i])
+      continue;
+    const IntegrityCheck &c = integrity[i];
+    if (c.zeroOnce)
+      return Failure{Status::Incorrect,
+                     (c.what + " holds " + Twine(counts[i]) +
+                      " non-zero bytes after the launch " + when +
+                      ": the kernels must leave it zeroed at the end of "
+                      "every launch")
+                         .str()};
+    return Failure{
+        Status::RuntimeError,
+        (Twine("the launch ") + when + " wrote " + Twine(counts[i]) +
+         " bytes " + c.what +
+         " (inside its mapped page, so it did not fault): an "
+         "out-of-bounds write")
+            .str()};
+  }
   return std::nullopt;
+}
+
+MaybeFail WorkloadRunner::checkIntegrity(StringRef when) {
+  if (integrity.empty())
+    return std::nullopt;
+  DeviceBuffer records;
+  TRY(gpu.alloc(records, 8 * integrity.size()));
+  std::vector<uint64_t> counts(integrity.size());
+  MaybeFail f = gpu.check(
+      d.cuMemsetD8Async(records.ptr, 0, records.bytes, gpu.stream),
+      Status::HarnessError, "checking the memory around the outputs");
+  if (!f)
+    f = queueIntegrityChecks(records.ptr);
+  if (!f)
+    f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
+                  "checking the memory around the outputs");
+  if (!f)
+    f = gpu.check(d.cuMemcpyDtoH(counts.data(), records.ptr, records.bytes),
+                  Status::RuntimeError,
+                  "checking the memory around the outputs");
+  if (!f || !f->contextLost)
+    gpu.free(records);
+  if (f)
+    return f;
+  return judgeIntegrity(counts, when);
 }
 
 MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
@@ -155,6 +222,17 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
   });
   TRY(gpu.check(d.cuMemsetD8Async(stats.ptr, 0, stats.bytes, gpu.stream),
                 Status::HarnessError, "clearing the check records"));
+  // One count per integrity check and launch.
+  DeviceBuffer integrityRecords;
+  TRY(gpu.alloc(integrityRecords,
+                std::max<size_t>(8, size_t(8) * integrity.size() * maxLaunches)));
+  llvm::scope_exit freeIntegrity([&] {
+    if (!lost)
+      gpu.free(integrityRecords);
+  });
+  TRY(gpu.check(d.cuMemsetD8Async(integrityRecords.ptr, 0,
+                                  integrityRecords.bytes, gpu.stream),
+                Status::HarnessError, "clearing the check records"));
   CUfunction check;
   TRY(gpu.builtin("ptxbench_check", check));
   // A random set for each launch, never the previous launch's.
@@ -170,13 +248,13 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
       if (next >= active)
         ++next;
     }
-    activate(next);
     setOf.push_back(next);
-    TRY(poisonOutputs());
-    TRY(gpu.restoreGlobals());
-    return poisonScratch();
+    return prepareLaunch(next, submission.plain);
   };
   hooks.after = [&](unsigned launch) -> MaybeFail {
+    TRY(finishLaunch("a timed run"));
+    TRY(queueIntegrityChecks(integrityRecords.ptr +
+                             8 * integrity.size() * launch));
     for (unsigned o = 0; o < outputs; ++o) {
       const TensorSpec &spec = task.tensors[refs[o].tensor];
       CUdeviceptr out = bufs.tensors.buffers[refs[o].tensor].ptr;
@@ -216,9 +294,27 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
   std::vector<uint64_t> records(stats.bytes / 8);
   TRY(gpu.check(d.cuMemcpyDtoH(records.data(), stats.ptr, stats.bytes),
                 Status::HarnessError, "reading the check records"));
+  std::vector<uint64_t> integrityCounts(integrityRecords.bytes / 8);
+  TRY(gpu.check(d.cuMemcpyDtoH(integrityCounts.data(), integrityRecords.ptr,
+                               integrityRecords.bytes),
+                Status::HarnessError, "reading the check records"));
   result.inputSets = sets.size();
   result.timedLaunchesChecked = launches;
-  for (unsigned l = 0; l < launches; ++l)
+  auto launchName = [&](unsigned l) {
+    return l < task.timing.warmup
+               ? "warm-up launch " + std::to_string(l + 1)
+               : "timed launch " + std::to_string(l - task.timing.warmup + 1);
+  };
+  for (unsigned l = 0; l < launches; ++l) {
+    ArrayRef<uint64_t> counts(integrityCounts);
+    if (std::optional<Failure> bad = judgeIntegrity(
+            counts.slice(std::min<size_t>(counts.size(),
+                                          size_t(l) * integrity.size())),
+            launchName(l))) {
+      result.status = bad->status;
+      result.message = bad->message;
+      return bad;
+    }
     for (unsigned o = 0; o < outputs; ++o) {
       const uint64_t *r = &records[words * (l * outputs + o)];
       const TensorSpec &spec = task.tensors[refs[o].tensor];
@@ -243,10 +339,7 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
         continue;
       result.checkedTensor = spec.name;
       result.check = c;
-      std::string when =
-          l < task.timing.warmup
-              ? "warm-up launch " + std::to_string(l + 1)
-              : "timed launch " + std::to_string(l - task.timing.warmup + 1);
+      std::string when = launchName(l);
       result.message =
           formatv("the output '{0}' of {1} (input set {2} of {3}) "
                   "does not match its reference: the '{4}' check "
@@ -261,5 +354,6 @@ MaybeFail WorkloadRunner::timeSubmission(WorkloadResult &result,
       result.status = Status::Incorrect;
       return Failure{Status::Incorrect, result.message};
     }
+  }
   return std::nullopt;
 }

@@ -2,11 +2,10 @@
 //
 // What a submission's launches read and write, prepared by the harness:
 // the input sets (each with its own addresses, contents, tensor maps,
-// reference outputs and hashes, prepared untimed), the switch between
-// them, the guarded output and workspace buffers, and the poison written
-// into outputs and scratch workspaces before each launch. The hashes and
-// the zero=once counts let the runner see afterwards whether a launch
-// wrote where it must not.
+// reference outputs and hashes, prepared untimed, then read-only), the
+// switch between them, the guarded output and workspace buffers, and the
+// poison written into outputs and scratch workspaces before each launch.
+// The hashes let the runner see afterwards that no input changed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,57 +85,69 @@ MaybeFail WorkloadRunner::allocate() {
         std::chrono::steady_clock::now() - start > slowInputSet)
       sets.resize(2);
   }
+  // From here on no launch can write an input, of any set: a write faults.
+  TRY(gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
+                "preparing the input sets"));
+  for (InputSet &set : sets)
+    for (const DeviceBuffer &b : set.inputs)
+      if (b.mapped)
+        TRY(gpu.setReadOnly(b, true));
+  return std::nullopt;
+}
+
+MaybeFail WorkloadRunner::encodeTensorMap(const ResolvedTensorMap &m,
+                                          CUdeviceptr base, CUtensorMap &map) {
+  const TensorSpec &spec = task.tensors[m.tensor];
+  const std::vector<int64_t> &shape = bufs.tensors.shapes[m.tensor];
+  unsigned rank = shape.size();
+  cuuint64_t dims[5], strides[4];
+  cuuint32_t box[5], elemStrides[5];
+  uint64_t stride = dtypeSize(spec.dtype);
+  for (unsigned i = 0; i < rank; ++i) {
+    // cuTensorMapEncodeTiled lists dimensions innermost first.
+    dims[i] = shape[rank - 1 - i];
+    box[i] = m.box[rank - 1 - i];
+    elemStrides[i] = 1;
+    if (i + 1 < rank) {
+      stride *= dims[i];
+      strides[i] = stride;
+    }
+  }
+  CUtensorMapDataType type =
+      spec.dtype == DType::BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+      : spec.dtype == DType::F16  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+      : spec.dtype == DType::F32  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+      : spec.dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                  : CU_TENSOR_MAP_DATA_TYPE_INT32;
+  CUtensorMapSwizzle swizzle[] = {
+      CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
+      CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
+  CUtensorMapInterleave interleave[] = {CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                        CU_TENSOR_MAP_INTERLEAVE_16B,
+                                        CU_TENSOR_MAP_INTERLEAVE_32B};
+  CUtensorMapL2promotion l2[] = {
+      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
+  CUresult r = d.cuTensorMapEncodeTiled(
+      &map, type, rank, reinterpret_cast<void *>(base), dims, strides, box,
+      elemStrides, interleave[int(m.interleave)], swizzle[int(m.swizzle)],
+      l2[int(m.l2)],
+      m.oob == OobFill::Zero
+          ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+          : CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+  if (r != CUDA_SUCCESS)
+    return Failure{Status::PlanError,
+                   "cuTensorMapEncodeTiled rejected tensor map '" + m.name +
+                       "' over '" + spec.name + "' for " + wl.name + ": " +
+                       d.describe(r) +
+                       " (global strides must be multiples of 16 bytes)"};
   return std::nullopt;
 }
 
 MaybeFail WorkloadRunner::encodeTensorMaps(InputSet &set) {
   for (const ResolvedTensorMap &m : plan.tensorMaps) {
-    const TensorSpec &spec = task.tensors[m.tensor];
-    const std::vector<int64_t> &shape = bufs.tensors.shapes[m.tensor];
-    unsigned rank = shape.size();
-    cuuint64_t dims[5], strides[4];
-    cuuint32_t box[5], elemStrides[5];
-    uint64_t stride = dtypeSize(spec.dtype);
-    for (unsigned i = 0; i < rank; ++i) {
-      // cuTensorMapEncodeTiled lists dimensions innermost first.
-      dims[i] = shape[rank - 1 - i];
-      box[i] = m.box[rank - 1 - i];
-      elemStrides[i] = 1;
-      if (i + 1 < rank) {
-        stride *= dims[i];
-        strides[i] = stride;
-      }
-    }
-    CUtensorMapDataType type =
-        spec.dtype == DType::BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-        : spec.dtype == DType::F16  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-        : spec.dtype == DType::F32  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-        : spec.dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                                    : CU_TENSOR_MAP_DATA_TYPE_INT32;
-    CUtensorMapSwizzle swizzle[] = {
-        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
-        CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
-    CUtensorMapInterleave interleave[] = {CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                          CU_TENSOR_MAP_INTERLEAVE_16B,
-                                          CU_TENSOR_MAP_INTERLEAVE_32B};
-    CUtensorMapL2promotion l2[] = {
-        CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
-        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
     CUtensorMap map;
-    CUresult r = d.cuTensorMapEncodeTiled(
-        &map, type, rank,
-        reinterpret_cast<void *>(bufs.tensors.buffers[m.tensor].ptr), dims,
-        strides, box, elemStrides, interleave[int(m.interleave)],
-        swizzle[int(m.swizzle)], l2[int(m.l2)],
-        m.oob == OobFill::Zero
-            ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
-            : CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
-    if (r != CUDA_SUCCESS)
-      return Failure{Status::PlanError,
-                     "cuTensorMapEncodeTiled rejected tensor map '" + m.name +
-                         "' over '" + spec.name + "' for " + wl.name + ": " +
-                         d.describe(r) +
-                         " (global strides must be multiples of 16 bytes)"};
+    TRY(encodeTensorMap(m, bufs.tensors.buffers[m.tensor].ptr, map));
     set.maps.push_back(map);
   }
   return std::nullopt;
@@ -162,7 +173,7 @@ MaybeFail WorkloadRunner::prepareInputSet(unsigned s) {
   TRY(op->runReference());
   for (const CheckedOutput &r : op->referenceOutputs()) {
     set.reference.emplace_back();
-    TRY(gpu.alloc(set.reference.back(), r.values.bytes));
+    TRY(gpu.allocSealed(set.reference.back(), r.values.bytes));
     TRY(gpu.check(d.cuMemcpyDtoDAsync(set.reference.back().ptr, r.values.ptr,
                                       r.values.bytes, gpu.stream),
                   Status::HarnessError, "keeping the reference outputs"));
@@ -197,43 +208,6 @@ MaybeFail WorkloadRunner::hashInputs(unsigned s,
   if (!f)
     f = gpu.check(d.cuMemcpyDtoH(hashes.data(), out.ptr, out.bytes),
                   Status::RuntimeError, "reading input hashes");
-  if (!f || !f->contextLost)
-    gpu.free(out);
-  return f;
-}
-
-MaybeFail WorkloadRunner::nonZeroOnce(std::vector<uint64_t> &counts) {
-  counts.assign(plan.workspaces.size(), 0);
-  bool any = llvm::any_of(plan.workspaces, [](const ResolvedWorkspace &w) {
-    return w.zero == ZeroFill::Once;
-  });
-  if (!any)
-    return std::nullopt;
-  CUfunction fn;
-  TRY(gpu.builtin("ptxbench_nonzero", fn));
-  DeviceBuffer out;
-  TRY(gpu.alloc(out, 8 * counts.size()));
-  MaybeFail f = gpu.check(d.cuMemsetD8Async(out.ptr, 0, out.bytes, gpu.stream),
-                          Status::HarnessError, "reading zero=once workspaces");
-  for (unsigned i = 0; i < plan.workspaces.size() && !f; ++i) {
-    if (plan.workspaces[i].zero != ZeroFill::Once)
-      continue;
-    CUdeviceptr p = bufs.workspaces[i].ptr, o = out.ptr + 8 * i;
-    uint64_t n = plan.workspaces[i].bytes;
-    void *args[] = {&p, &n, &o};
-    unsigned grid[3] = {unsigned(std::min<uint64_t>((n + 255) / 256 + 1,
-                                                    uint64_t(gpu.smCount) * 8)),
-                        1, 1};
-    unsigned block[3] = {256, 1, 1};
-    f = launchBuiltin(gpu, fn, grid, block, 0, args,
-                      "reading zero=once workspaces");
-  }
-  if (!f)
-    f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
-                  "reading zero=once workspaces");
-  if (!f)
-    f = gpu.check(d.cuMemcpyDtoH(counts.data(), out.ptr, out.bytes),
-                  Status::RuntimeError, "reading zero=once workspaces");
   if (!f || !f->contextLost)
     gpu.free(out);
   return f;

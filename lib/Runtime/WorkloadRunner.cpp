@@ -1,12 +1,14 @@
 //===- WorkloadRunner.cpp - Check, time and count one workload ------------===//
 //
 // The order of a workload's runs: the checked trials (each on its own
-// input set, into poisoned outputs, inputs compared before and after), the
-// timing loop with every launch checked, the check of the last timed
-// launch, the input hashes and zero=once workspaces after all of it, then
-// the library baseline on the same path and, untimed, the instrumented
-// variant for the run-time feature and work counts. Launching the plan
-// (arguments, tensor maps, clusters, per-launch zeroing) is here too.
+// input set, into poisoned outputs), the timing loop with every launch
+// checked, the check of the last timed launch and of the input hashes,
+// then (untimed) the counted run and the knockouts of the instrumented
+// variant, and last the library baseline on the same path. Every launch of
+// the submission is prepared the same way (prepareLaunch): nothing an
+// earlier launch wrote survives where the submission can reach it. Launching
+// the plan (arguments, tensor maps, clusters, per-launch zeroing) is here
+// too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,8 +39,29 @@ std::string ptxbench::runtime::allowDynamicSmem(Gpu &gpu, CUfunction fn,
   return "";
 }
 
-MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
-                                     CUdeviceptr counters) {
+WorkloadRunner::~WorkloadRunner() {
+  current.unload();
+  if (lost)
+    return; // freeing in a lost context only produces more errors
+  for (unsigned t = 0; t < bufs.tensors.buffers.size(); ++t)
+    if (task.tensors[t].role == Role::Output)
+      gpu.free(bufs.tensors.buffers[t]);
+  for (InputSet &set : sets) {
+    for (DeviceBuffer &b : set.inputs)
+      gpu.free(b);
+    for (DeviceBuffer &b : set.reference)
+      gpu.free(b);
+  }
+  for (DeviceBuffer &b : bufs.workspaces)
+    gpu.free(b);
+  if (op)
+    op->release();
+}
+
+MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns) {
+  if (fns.size() != plan.kernels.size())
+    return Failure{Status::HarnessError,
+                   "no module of the submission is loaded for this launch"};
   for (const ResolvedWorkspace &w : plan.workspaces)
     if (w.zero == ZeroFill::EveryLaunch) {
       unsigned i = &w - plan.workspaces.data();
@@ -76,9 +99,6 @@ MaybeFail WorkloadRunner::launchWith(ArrayRef<CUfunction> fns,
         break;
       }
     }
-    uint64_t countersArg = counters;
-    if (counters)
-      params.push_back(&countersArg);
     CUlaunchConfig config = {};
     config.gridDimX = rk.grid[0];
     config.gridDimY = rk.grid[1];
@@ -137,54 +157,69 @@ std::string WorkloadRunner::faultNote() const {
     names.push_back("workspace '" + w.name + "' (" + std::to_string(w.bytes) +
                     " bytes)");
   return "\nEvery tensor and workspace lies between unmapped guard pages and "
-         "ends where its mapping ends, so this is most likely a read or write "
-         "outside one of them: " +
+         "ends where its mapping ends, the inputs are read-only and the "
+         "harness's own memory is sealed while the submission runs, so this "
+         "is most likely a read or write outside one of them, or a write to "
+         "an input: " +
          join(names, ", ") +
          ". The driver does not say which address; `ptxbench run "
          "--sanitize` runs compute-sanitizer to find the access.";
 }
 
+MaybeFail WorkloadRunner::prepareLaunch(
+    unsigned s, const CompiledModule &module,
+    const std::array<uint64_t, analysis::numControlWords> *control) {
+  TRY(gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
+                "finishing the harness's work before a launch"));
+  activate(s);
+  lastSet = s;
+  TRY(poisonOutputs());
+  TRY(poisonScratch());
+  TRY(gpu.scrubSharedMemory());
+  TRY(current.load(gpu, module, control));
+  TRY(gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
+                "preparing a launch"));
+  return gpu.seal(true);
+}
+
+MaybeFail WorkloadRunner::finishLaunch(StringRef what) {
+  MaybeFail f = gpu.check(d.cuStreamSynchronize(gpu.stream),
+                          Status::RuntimeError, what);
+  if (f && f->contextLost) {
+    lost = true;
+    return f;
+  }
+  if (MaybeFail g = gpu.seal(false))
+    return f ? f : g;
+  current.unload();
+  return f;
+}
+
 void WorkloadRunner::run(WorkloadResult &result, bool baseline,
                          bool checkOnly) {
   auto fail = [&](const Failure &f) {
-    if (result.status == Status::Skipped || f.status != Status::Incorrect) {
-      result.status = f.status;
-      result.message = f.message;
-      if (f.contextLost && StringRef(f.message).contains("ILLEGAL_ADDRESS"))
-        result.message += faultNote();
-    }
+    result.status = f.status;
+    result.message = f.message;
+    if (f.contextLost && StringRef(f.message).contains("ILLEGAL_ADDRESS"))
+      result.message += faultNote();
     lost |= f.contextLost;
   };
   trialsOnly = checkOnly;
   if (MaybeFail f = allocate())
     return fail(*f);
+  collectIntegrityChecks();
   // Correctness: several trials, each on its own input set, into poisoned
   // outputs.
   for (unsigned trial = 0; trial < task.trials; ++trial) {
-    std::vector<std::vector<char>> snap;
-    activate(trial % sets.size());
-    MaybeFail f = poisonOutputs();
-    if (!f)
-      f = poisonScratch();
-    if (!f)
-      f = gpu.restoreGlobals();
-    if (!f)
-      f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
-                    "preparing inputs");
-    if (!f)
-      f = snapshotInputs(snap);
+    MaybeFail f = prepareLaunch(trial % sets.size(), submission.plain);
     if (!f)
       f = launchSubmission();
+    if (MaybeFail g = finishLaunch("running the submission"); !f)
+      f = g;
     if (!f)
-      f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
-                    "running the submission");
+      f = checkIntegrity(("in trial " + Twine(trial + 1)).str());
     if (f)
       return fail(*f);
-    std::string changed;
-    if (MaybeFail f2 = checkInputsUnchanged(snap, changed))
-      return fail(*f2);
-    if (!changed.empty())
-      return fail(Failure{Status::Incorrect, changed});
     if (MaybeFail f2 = checkOutputs(result, ("in trial " + Twine(trial + 1) +
                                              " of " + Twine(task.trials))
                                                 .str()))
@@ -202,7 +237,7 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
   result.time = t;
   if (MaybeFail f = checkOutputs(result, "of the last timed launch"))
     return fail(*f);
-  // Inputs untouched and zero=once workspaces zeroed through all of it.
+  // Inputs untouched through all of it (they are read-only as well).
   for (unsigned s = 0; s < sets.size(); ++s) {
     std::vector<uint64_t> now;
     if (MaybeFail f = hashInputs(s, now))
@@ -215,70 +250,17 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
                                 ") was modified by the submission during the "
                                 "timed runs"});
   }
-  std::vector<uint64_t> nonZero;
-  if (MaybeFail f = nonZeroOnce(nonZero))
-    return fail(*f);
-  for (unsigned i = 0; i < nonZero.size(); ++i)
-    if (nonZero[i])
-      return fail(Failure{
-          Status::Incorrect,
-          "workspace '" + plan.workspaces[i].name + "' (zero=once) holds " +
-              std::to_string(nonZero[i]) +
-              " non-zero bytes after the timed runs: the kernels must leave "
-              "it zeroed"});
   result.status = Status::Passed;
+  // The work: counted on a checked run, then the knockouts. A failure of
+  // the counted run is the workload's.
+  if (submission.instrumented) {
+    if (MaybeFail f = countWork(result))
+      return fail(*f);
+    runKnockouts(result);
+    if (lost)
+      return; // a knockout faulted: no baseline in this context
+  }
   if (!baseline || task.baseline == "none")
     return;
   runBaseline(result);
-}
-
-void WorkloadRunner::countFeatures(WorkloadResult &result,
-                                   ArrayRef<std::string> families) {
-  if (!gpu.counted) {
-    result.featureNote = gpu.countedError;
-    return;
-  }
-  for (unsigned k = 0; k < plan.kernels.size(); ++k)
-    allowDynamicSmem(gpu, gpu.countedFunctions[k], plan.kernels[k].smem);
-  // The family counters, then the work counters (WorkCounters.h).
-  size_t numCounters = families.size() + ptxbench::analysis::numWorkCounters;
-  DeviceBuffer counters;
-  MaybeFail f = gpu.alloc(counters, 8 * numCounters);
-  if (!f)
-    f = gpu.check(
-        d.cuMemsetD8Async(counters.ptr, 0, counters.bytes, gpu.stream),
-        Status::HarnessError, "zeroing the feature counters");
-  if (!f)
-    f = launchWith(gpu.countedFunctions, counters.ptr);
-  if (!f)
-    f = gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
-                  "running the instrumented submission");
-  std::vector<uint64_t> counts(numCounters);
-  if (!f)
-    f = gpu.check(d.cuMemcpyDtoH(counts.data(), counters.ptr, counters.bytes),
-                  Status::HarnessError, "reading the feature counters");
-  if (f) {
-    result.featureNote = "the instrumented run failed: " + f->message;
-    lost |= f->contextLost;
-    if (!lost)
-      gpu.free(counters);
-    return;
-  }
-  gpu.free(counters);
-  for (unsigned i = 0; i < families.size(); ++i)
-    result.features.push_back({families[i], -1, int64_t(counts[i])});
-  using ptxbench::analysis::WorkCounter;
-  auto work = [&](WorkCounter c) {
-    return double(counts[families.size() + unsigned(c)]);
-  };
-  WorkCounts &w = result.work;
-  w.measured = true;
-  w.wgmmaFlops = work(WorkCounter::WgmmaFlops);
-  w.mmaSyncFlops = work(WorkCounter::MmaSyncFlops);
-  w.wmmaFlops = work(WorkCounter::WmmaFlops);
-  w.tcgen05Flops = work(WorkCounter::Tcgen05Flops);
-  w.asyncBytes = std::max(0.0, work(WorkCounter::TxBytes) -
-                                   work(WorkCounter::CompleteTxBytes));
-  w.globalLoadBytes = work(WorkCounter::GlobalLoadBytes);
-  w.cpAsyncBytes = work(WorkCounter::CpAsyncBytes);
 }

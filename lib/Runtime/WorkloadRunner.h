@@ -1,10 +1,11 @@
 //===- WorkloadRunner.h - One workload on the GPU ---------------*- C++ -*-===//
 //
 // The worker's per-workload state, shared by WorkloadRunner.cpp (launching
-// the plan, the order of checks and timing, the baseline and the feature
-// counts), WorkloadInputs.cpp (input sets, poisoned outputs and
-// workspaces) and WorkloadChecks.cpp (the checks of outputs and inputs
-// after each trial and each timed launch). Private to lib/Runtime; needs
+// the plan, what surrounds every launch, the order of checks and timing and
+// the baseline), WorkloadInputs.cpp (input sets, poisoned outputs and
+// workspaces), WorkloadChecks.cpp (the checks of outputs, slack and
+// workspaces after each trial and each timed launch) and WorkloadWork.cpp
+// (the counted run and the knockout runs). Private to lib/Runtime; needs
 // the CUDA headers.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +15,7 @@
 
 #include "Gpu.h"
 #include "Operator.h"
+#include "SubmissionModule.h"
 
 #include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
@@ -22,6 +24,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -42,6 +45,28 @@ struct WorkloadBuffers {
   std::vector<DeviceBuffer> workspaces;
 };
 
+/// The compiled submission: the plain variant every checked trial and timed
+/// launch runs, and the instrumented one (counters and knockouts) with the
+/// families its counters count, when the parent instrumented it.
+struct Submission {
+  CompiledModule plain;
+  std::optional<CompiledModule> instrumented;
+  std::vector<std::string> countFamilies;
+};
+
+/// A range a launch must leave as it found it, checked after every launch:
+/// the slack around an output or workspace (`expected` the slack pattern),
+/// or a zero=once workspace (`expected` 0).
+struct IntegrityCheck {
+  CUdeviceptr ptr = 0;
+  uint64_t bytes = 0;
+  uint8_t expected = 0;
+  /// "before the start of 'C'", "past the end of workspace 'w'", or
+  /// "workspace 'flags' (zero=once)".
+  std::string what;
+  bool zeroOnce = false;
+};
+
 /// One set of inputs: the task's input tensors at their own addresses,
 /// the tensor maps over them, the fp32 reference outputs computed from
 /// them (as the operator's referenceOutputs()) and each input's hash after
@@ -59,35 +84,16 @@ struct InputSet {
 class WorkloadRunner {
 public:
   WorkloadRunner(Gpu &gpu, const Task &task, const ResolvedPlan &plan,
-                 llvm::ArrayRef<CUfunction> functions, const Workload &wl,
+                 const Submission &submission, const Workload &wl,
                  uint64_t seed)
-      : gpu(gpu), d(gpu.d), task(task), plan(plan), functions(functions),
+      : gpu(gpu), d(gpu.d), task(task), plan(plan), submission(submission),
         wl(wl), seed(seed) {}
-  ~WorkloadRunner() {
-    if (lost)
-      return; // freeing in a lost context only produces more errors
-    for (unsigned t = 0; t < bufs.tensors.buffers.size(); ++t)
-      if (task.tensors[t].role == Role::Output)
-        gpu.free(bufs.tensors.buffers[t]);
-    for (InputSet &set : sets) {
-      for (DeviceBuffer &b : set.inputs)
-        gpu.free(b);
-      for (DeviceBuffer &b : set.reference)
-        gpu.free(b);
-    }
-    for (DeviceBuffer &b : bufs.workspaces)
-      gpu.free(b);
-    if (op)
-      op->release();
-  }
+  ~WorkloadRunner();
 
-  /// Runs the checks and the timing; fills `result`. With `checkOnly`,
-  /// the checked trials alone.
+  /// Runs the checks, the timing, the counted run and the knockouts (when
+  /// the submission was instrumented) and the baseline; fills `result`.
+  /// With `checkOnly`, the checked trials alone.
   void run(WorkloadResult &result, bool baseline, bool checkOnly = false);
-  /// Runs the instrumented variant once (untimed) and adds the executed
-  /// counts of `families` to `result`.
-  void countFeatures(WorkloadResult &result,
-                     llvm::ArrayRef<std::string> families);
   bool lost = false;
   /// Called while the input sets are prepared (each can take seconds), so
   /// the parent's watchdog sees progress.
@@ -98,7 +104,7 @@ private:
   cuda::Driver &d;
   const Task &task;
   const ResolvedPlan &plan;
-  llvm::ArrayRef<CUfunction> functions;
+  const Submission &submission;
   const Workload &wl;
   uint64_t seed;
   WorkloadBuffers bufs;
@@ -107,11 +113,19 @@ private:
   unsigned active = 0;
   /// Only the checked trials will run: no more input sets than trials.
   bool trialsOnly = false;
+  /// The input set of the last launch of the submission.
+  unsigned lastSet = 0;
+  /// The module of the launch in flight, loaded fresh for it.
+  LoadedModule current;
+  std::vector<IntegrityCheck> integrity;
 
   MaybeFail allocate();
   /// Allocates, fills and hashes input set `s` and computes its reference.
   MaybeFail prepareInputSet(unsigned s);
   MaybeFail encodeTensorMaps(InputSet &set);
+  /// The tensor map `m` of the plan over `base` (a tensor's buffer).
+  MaybeFail encodeTensorMap(const ResolvedTensorMap &m, CUdeviceptr base,
+                            CUtensorMap &map);
   /// Makes set `s` the one the submission, reference and baseline read.
   void activate(unsigned s);
   MaybeFail generateInputs(unsigned trial);
@@ -121,18 +135,41 @@ private:
   MaybeFail poisonScratch();
   /// The input hashes of set `s` now.
   MaybeFail hashInputs(unsigned s, std::vector<uint64_t> &hashes);
-  /// Non-zero bytes in each zero=once workspace now.
-  MaybeFail nonZeroOnce(std::vector<uint64_t> &counts);
+  /// The integrity checks of the outputs' and workspaces' slack and of the
+  /// zero=once workspaces, built once the buffers exist.
+  void collectIntegrityChecks();
+
+  /// Everything before a launch of the submission, whatever it is for: the
+  /// harness's own work finished, input set `s` active, outputs and
+  /// scratch workspaces poisoned, every SM's shared memory scrubbed, a fresh
+  /// module of `module` loaded (with `control` in its control block), and
+  /// the sealed memory made inaccessible. Nothing of an earlier launch is
+  /// left where the submission can reach it.
+  MaybeFail prepareLaunch(
+      unsigned s, const CompiledModule &module,
+      const std::array<uint64_t, analysis::numControlWords> *control =
+          nullptr);
+  /// After the launch: waits for it (a fault is the submission's
+  /// RUNTIME_ERROR), unseals, unloads the module.
+  MaybeFail finishLaunch(llvm::StringRef what);
+  /// Queues the integrity checks' counts into `records` (one u64 each,
+  /// zeroed by the caller), behind the launch.
+  MaybeFail queueIntegrityChecks(CUdeviceptr records);
+  /// The failure for integrity counts `counts` (one per check), if any.
+  std::optional<Failure> judgeIntegrity(llvm::ArrayRef<uint64_t> counts,
+                                        llvm::StringRef when) const;
+  /// Runs the integrity checks now and judges them.
+  MaybeFail checkIntegrity(llvm::StringRef when);
+
   /// The timing loop with input rotation and device-side checks of every
   /// launch; an INCORRECT failure names the first launch whose output was
   /// wrong.
   MaybeFail timeSubmission(WorkloadResult &result, TimingStats &t);
   /// The message for a fault: which tensors could have been involved.
   std::string faultNote() const;
-  MaybeFail launchSubmission() { return launchWith(functions, 0); }
-  /// Launches the plan with `fns`; a non-zero `counters` is passed as one
-  /// more (last) argument to every kernel (the instrumented variant).
-  MaybeFail launchWith(llvm::ArrayRef<CUfunction> fns, CUdeviceptr counters);
+  MaybeFail launchSubmission() { return launchWith(current.functions()); }
+  /// Launches the plan with `fns`.
+  MaybeFail launchWith(llvm::ArrayRef<CUfunction> fns);
   /// Checks the submission's outputs against the reference: every output's
   /// comparison and the worst one go into `result`; INCORRECT when one fails.
   MaybeFail checkOutputs(WorkloadResult &result, llvm::StringRef when);
@@ -141,11 +178,21 @@ private:
   /// tensor (the submission's), otherwise from its values (the baseline's).
   MaybeFail compareWithReference(llvm::ArrayRef<CheckedOutput> outputs,
                                  std::vector<NamedCheck> &checks);
-  MaybeFail snapshotInputs(std::vector<std::vector<char>> &snap);
-  MaybeFail checkInputsUnchanged(const std::vector<std::vector<char>> &snap,
-                                 std::string &changed);
   MaybeFail time(std::function<MaybeFail()> launch, TimingStats &out);
   void runBaseline(WorkloadResult &result);
+
+  /// The counted run (WorkloadWork.cpp): the instrumented variant on an
+  /// input set the last launch did not use, checked like a timed launch;
+  /// its counts go into `result`. A failure is the workload's.
+  MaybeFail countWork(WorkloadResult &result);
+  /// The knockout runs: each kind of matrix instruction that executed
+  /// switched off in turn; whether the outputs then failed goes into
+  /// `result.work.knockouts`.
+  void runKnockouts(WorkloadResult &result);
+  /// An input set other than the last launch's, drawn from `seed`.
+  unsigned otherSet(uint64_t salt) const;
+  /// Counters for an instrumented run, zeroed: the families' and the work's.
+  MaybeFail allocCounters(DeviceBuffer &counters);
 };
 
 } // namespace ptxbench::runtime

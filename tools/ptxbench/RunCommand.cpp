@@ -37,6 +37,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -116,6 +117,8 @@ cl::opt<bool> runCheckOnly("check-only",
                            cl::desc("(internal) the checked trials only"),
                            cl::Hidden, cl::sub(runCmd));
 cl::opt<std::string> runCountPtx("count-ptx", cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runCountControl("count-control", cl::Hidden,
+                                     cl::sub(runCmd));
 cl::opt<std::string> runPtx("ptx",
                             cl::desc("(internal) the submission compiled to "
                                      "PTX by the parent"),
@@ -161,9 +164,11 @@ int writeJson(const RunResult &run) {
   return 0;
 }
 
-/// The submission instrumented for run-time feature counts.
+/// The submission instrumented for run-time feature counts and knockouts.
 struct Instrumented {
   std::string path; // temporary .ptx; empty when not instrumented
+  /// The control block's name: random, so no submission can know it.
+  std::string control;
   std::vector<std::string> families;
   /// Reachable instructions of each family in the submission.
   std::map<std::string, int64_t> inCode;
@@ -244,6 +249,12 @@ Instrumented instrumentSubmission(const Task &task, StringRef ptx,
   ptx::InstrumentFeaturesPassOptions passOptions;
   passOptions.families.assign(result.families.begin(), result.families.end());
   passOptions.work = true;
+  passOptions.knockout = true;
+  std::random_device random;
+  result.control = formatv("__ptxbench_control_{0:x-8}{1:x-8}", random(),
+                           random())
+                       .str();
+  passOptions.control = result.control;
   pm.addPass(ptx::createInstrumentFeaturesPass(passOptions));
   if (mlir::failed(pm.run(*module))) {
     result.note += "instrumentation failed: " + diagnostics;
@@ -298,6 +309,7 @@ int runRun() {
     options.baseline = !runNoBaseline;
     options.resultFd = runResultFd;
     options.instrumentedPtxPath = runCountPtx;
+    options.controlSymbol = runCountControl;
     options.countFamilies.assign(runCountFamilies.begin(),
                                  runCountFamilies.end());
     options.remeasurePeaks = runRemeasure;
@@ -432,10 +444,12 @@ int runRun() {
     counted = instrumentSubmission(*task, ptx, arch);
     if (!counted.path.empty()) {
       options.argv.push_back("--count-ptx=" + counted.path);
+      options.argv.push_back("--count-control=" + counted.control);
       options.argv.push_back("--count-families=" +
                              join(counted.families, ","));
     }
   }
+  run.countsDisabled = runNoCounts;
   options.timeoutSeconds = runTimeout;
   options.compileTimeoutSeconds = runCompileTimeout;
   options.progress = &errs();
@@ -455,8 +469,9 @@ int runRun() {
     if (r.features.empty() && !runNoCounts && r.featureNote.empty()) {
       if (!counted.note.empty())
         r.featureNote = counted.note;
-      else if (r.status != Status::Passed && r.status != Status::Incorrect)
-        r.featureNote = "not counted (the submission did not run cleanly)";
+      else if (r.status != Status::Passed)
+        r.featureNote = "not counted (the counted run follows a passing "
+                        "timed run)";
     }
   }
   // Credit follows the work; a result faster than the card is suspicious.

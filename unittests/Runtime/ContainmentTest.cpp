@@ -2,15 +2,24 @@
 //
 // The host arithmetic that keeps a submission contained: the bounded
 // capture of what a worker prints, where a tensor sits between its guard
-// pages, how many input sets the timed runs rotate through, and the
-// verdict on the device-side check's sums.
+// pages, how many input sets the timed runs rotate through, the verdict
+// on the device-side check's sums, and the device-runtime calls refused in
+// a compiled module (on cubins ptxas makes at test time).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Runtime/Containment.h"
 #include "ptxbench/Runtime/Result.h"
 
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include "gtest/gtest.h"
+
+#include <cstring>
 
 using namespace ptxbench::runtime;
 
@@ -133,24 +142,117 @@ TEST(JudgeSumsTest, SameOrderAsTheHostCheck) {
 
 } // namespace
 
-TEST(ModuleGlobalsTest, DefinedGlobalsOnly) {
-  const char *ptx = R"(.version 8.7
+namespace {
+
+/// `ptx` assembled by the toolkit's ptxas for sm_90a, or "" without ptxas.
+std::string assemble(llvm::StringRef ptx) {
+  llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName(
+      "ptxas", {"/usr/local/cuda/bin"});
+  if (!ptxas)
+    ptxas = llvm::sys::findProgramByName("ptxas");
+  if (!ptxas)
+    return "";
+  llvm::SmallString<64> in, out;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("refused", "ptx", fd, in))
+    return "";
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << ptx;
+  }
+  llvm::sys::fs::createTemporaryFile("refused", "cubin", out);
+  int rc = llvm::sys::ExecuteAndWait(
+      *ptxas, {*ptxas, "-arch=sm_90a", in.str(), "-o", out.str()});
+  auto buf = llvm::MemoryBuffer::getFile(out);
+  llvm::sys::fs::remove(in);
+  llvm::sys::fs::remove(out);
+  return rc == 0 && buf ? (*buf)->getBuffer().str() : "";
+}
+
+constexpr const char *callsPtx = R"(.version 8.7
 .target sm_90a
 .address_size 64
-.extern .global .u32 declared;            // not ours to restore
-.global .align 4 .b8 cache[33554432];
-.visible .global .u64 launches;
-.global .align 8 .u64 table[2] = {1, 2};  /* an initializer's braces */
-.const .align 4 .b32 constant[4];
-.visible .entry k(.param .u64 p)
+.extern .func (.param .b64 func_retval0) malloc (.param .b64 malloc_param_0);
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 a, .param .b64 b);
+.visible .entry k(.param .u64 out)
 {
+	.reg .b64 %rd<3>;
 	.reg .b32 %r<2>;
-	.shared .align 4 .b8 tile[64];       // shared memory does not persist
+	ld.param.u64 %rd1, [out];
+	{
+	.param .b64 param0;
+	st.param.b64 [param0], 64;
+	.param .b64 retval0;
+	call.uni (retval0), malloc, (param0);
+	ld.param.b64 %rd2, [retval0];
+	}
+	st.global.u64 [%rd1], %rd2;
+	{
+	.param .b64 a;
+	st.param.b64 [a], 0;
+	.param .b64 b;
+	st.param.b64 [b], 0;
+	.param .b32 retval0;
+	call.uni (retval0), vprintf, (a, b);
+	ld.param.b32 %r1, [retval0];
+	}
 	ret;
 }
-.weak .global .align 16 .b8 after_a_body[16];
 )";
-  EXPECT_EQ(
-      moduleGlobals(ptx),
-      (std::vector<std::string>{"cache", "launches", "table", "after_a_body"}));
+
+} // namespace
+
+TEST(RefusedDeviceCallsTest, MallocIsRefusedPrintfIsNot) {
+  std::string cubin = assemble(callsPtx);
+  if (cubin.empty())
+    GTEST_SKIP() << "ptxas (CUDA toolkit) not found: cannot make a cubin";
+  auto refused = refusedDeviceCalls(cubin);
+  ASSERT_TRUE(bool(refused)) << llvm::toString(refused.takeError());
+  EXPECT_EQ(*refused, std::vector<std::string>{"malloc"});
+  EXPECT_NE(refusedDeviceCallsMessage(*refused).find("'malloc'"),
+            std::string::npos);
+}
+
+TEST(RefusedDeviceCallsTest, APlainKernelCallsNothing) {
+  std::string cubin = assemble(R"(.version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	ret;
+}
+)");
+  if (cubin.empty())
+    GTEST_SKIP() << "ptxas (CUDA toolkit) not found: cannot make a cubin";
+  auto refused = refusedDeviceCalls(cubin);
+  ASSERT_TRUE(bool(refused)) << llvm::toString(refused.takeError());
+  EXPECT_TRUE(refused->empty());
+}
+
+TEST(RefusedDeviceCallsTest, DamagedImagesAreErrorsNotCrashes) {
+  EXPECT_FALSE(bool(refusedDeviceCalls("")));
+  llvm::consumeError(refusedDeviceCalls("").takeError());
+  std::string notElf(4096, 'x');
+  auto r = refusedDeviceCalls(notElf);
+  EXPECT_FALSE(bool(r));
+  llvm::consumeError(r.takeError());
+  // A valid header whose section table points past the end.
+  llvm::ELF::Elf64_Ehdr header = {};
+  std::memcpy(header.e_ident, llvm::ELF::ElfMagic, 4);
+  header.e_ident[llvm::ELF::EI_CLASS] = llvm::ELF::ELFCLASS64;
+  header.e_ident[llvm::ELF::EI_DATA] = llvm::ELF::ELFDATA2LSB;
+  header.e_shentsize = sizeof(llvm::ELF::Elf64_Shdr);
+  header.e_shnum = 1000;
+  header.e_shoff = 1u << 30;
+  std::string image(reinterpret_cast<const char *>(&header), sizeof(header));
+  r = refusedDeviceCalls(image);
+  EXPECT_FALSE(bool(r));
+  llvm::consumeError(r.takeError());
+  // The same with every truncation of a real cubin.
+  std::string cubin = assemble(callsPtx);
+  for (size_t n = 0; n < cubin.size(); n += 61) {
+    auto t = refusedDeviceCalls(llvm::StringRef(cubin).take_front(n));
+    if (!t)
+      llvm::consumeError(t.takeError());
+  }
 }

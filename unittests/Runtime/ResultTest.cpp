@@ -244,27 +244,59 @@ TEST(ResultTest, SpeedOfLightJudgement) {
   r.flops = 1e12;
   r.bytes = 1e9;
   r.time = summarizeTimes({10, 10, 10}); // 100 TFLOP/s, 100 GB/s
-  // Below every limit, tensor cores used: stays PASSED.
+  // Below every limit, the tensor cores' work reached the outputs: PASSED.
   r.work.measured = true;
   r.work.wgmmaFlops = 1e12;
+  r.work.knockouts = {{"wgmma", true, true, ""}};
   run.workloads = {r};
   judgeSpeedOfLight(run);
   EXPECT_EQ(run.workloads[0].status, Status::Passed);
   // No tensor-core instruction executed, yet above the FP32 peak.
   r.work.wgmmaFlops = 0;
+  r.work.knockouts.clear();
   run.workloads = {r};
   judgeSpeedOfLight(run);
   EXPECT_EQ(run.workloads[0].status, Status::Suspicious);
-  EXPECT_NE(run.workloads[0].message.find("no tensor-core instruction "
-                                          "executed"),
+  EXPECT_NE(run.workloads[0].message.find("100.00% of the task's FLOPs were "
+                                          "not done by a tensor-core"),
             std::string::npos)
       << run.workloads[0].message;
-  // Without work counts the FP32 limit is not judged.
-  r.work.measured = false;
+  // A token instruction does not switch the check off: 1% of the work on
+  // the tensor cores leaves 99 TFLOP/s for the CUDA cores.
+  r.work.wgmmaFlops = 1e10;
+  r.work.knockouts = {{"wgmma", true, true, ""}};
+  run.workloads = {r};
+  judgeSpeedOfLight(run);
+  EXPECT_EQ(run.workloads[0].status, Status::Suspicious);
+  // Nor does a full-size wgmma whose results reach nothing.
+  r.work.wgmmaFlops = 1e12;
+  r.work.knockouts = {{"wgmma", true, false, ""}};
+  run.workloads = {r};
+  judgeSpeedOfLight(run);
+  EXPECT_EQ(run.workloads[0].status, Status::Suspicious);
+  // Nor does instrumentation that did not run: the work is judged as the
+  // CUDA cores' (fail closed), unless the user switched the counts off.
+  r.work = {};
+  run.workloads = {r};
+  judgeSpeedOfLight(run);
+  EXPECT_EQ(run.workloads[0].status, Status::Suspicious);
+  EXPECT_NE(run.workloads[0].message.find("the work was not measured"),
+            std::string::npos);
+  run.countsDisabled = true;
+  run.workloads = {r};
+  judgeSpeedOfLight(run);
+  EXPECT_EQ(run.workloads[0].status, Status::Passed);
+  run.countsDisabled = false;
+  // Below the FP32 peak without tensor cores: PASSED.
+  r.time = summarizeTimes({100, 100, 100}); // 10 TFLOP/s
   run.workloads = {r};
   judgeSpeedOfLight(run);
   EXPECT_EQ(run.workloads[0].status, Status::Passed);
   // Above the DRAM bandwidth.
+  r.time = summarizeTimes({10, 10, 10});
+  r.work.measured = true;
+  r.work.wgmmaFlops = 1e12;
+  r.work.knockouts = {{"wgmma", true, true, ""}};
   r.bytes = 1e11; // 10 TB/s
   run.workloads = {r};
   judgeSpeedOfLight(run);
@@ -288,8 +320,11 @@ TEST(ResultTest, CreditFollowsTheWork) {
                 {"setmaxnreg", 2, 256}};
   r.work.measured = true;
   r.work.wgmmaFlops = 1e8; // 0.01%
+  r.work.scalarFlops = 1e12;
   r.work.asyncBytes = 8192;
   r.work.globalLoadBytes = 1e9;
+  r.work.inputBytes = 1e8;
+  r.work.knockouts = {{"wgmma", true, true, ""}};
   run.workloads = {r};
   creditWork(run, task);
   const WorkloadResult &w = run.workloads[0];
@@ -305,36 +340,130 @@ TEST(ResultTest, CreditFollowsTheWork) {
                 "no tensor-core instruction) 99.99"),
             std::string::npos)
       << w.workFindings[0].message;
-  EXPECT_NE(w.workFindings[1].message.find("the rest: ld.global 100.00%"),
-            std::string::npos)
+  EXPECT_NE(w.workFindings[1].message.find("ld.global"), std::string::npos)
       << w.workFindings[1].message;
   // mma.sync did the rest: it is named with its share.
+  r.work.scalarFlops = 0;
   r.work.mmaSyncFlops = 1e12 - 1e8;
   run.workloads = {r};
   creditWork(run, task);
   EXPECT_NE(run.workloads[0].workFindings[0].message.find("mma.sync 99.99%"),
             std::string::npos)
       << run.workloads[0].workFindings[0].message;
-  // The work done by the requested instructions: used, no finding.
+  // The work done by the requested instructions, reaching the outputs:
+  // used, no finding.
   r.work = {};
   r.work.measured = true;
   r.work.wgmmaFlops = 1.02e12; // padded tiles: more than the task's FLOPs
-  r.work.asyncBytes = 3e9;
+  r.work.scalarFlops = 2e9;    // the epilogue
+  r.work.asyncBytes = 3e9;     // tiles read many times
   r.work.globalLoadBytes = 1e6;
+  r.work.inputBytes = 1e8;
+  r.work.knockouts = {{"wgmma", true, true, "the outputs failed"}};
   run.workloads = {r};
   creditWork(run, task);
   EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "used");
   EXPECT_EQ(featureVerdict(run.workloads[0].features[1]), "used");
+  EXPECT_NEAR(run.workloads[0].features[1].share, 0.99, 1e-9);
   EXPECT_TRUE(run.workloads[0].workFindings.empty());
-  // The JSON keeps shares, work and findings.
+  // The JSON keeps shares, work, knockouts and findings.
   run.workloads[0].workFindings.push_back({"token-tma", "m"});
   WorkloadResult back;
   ASSERT_TRUE(fromJSON(toJSON(run.workloads[0]), back));
   EXPECT_EQ(featureVerdict(back.features[0]), "used");
   EXPECT_TRUE(back.work.measured);
   EXPECT_EQ(back.work.asyncBytes, 3e9);
+  EXPECT_EQ(back.work.scalarFlops, 2e9);
+  EXPECT_EQ(back.work.inputBytes, 1e8);
+  ASSERT_EQ(back.work.knockouts.size(), 1u);
+  EXPECT_TRUE(back.work.knockouts[0].reached);
   ASSERT_EQ(back.workFindings.size(), 1u);
   EXPECT_EQ(back.workFindings[0].kind, "token-tma");
+}
+
+TEST(ResultTest, CreditOnlyForWorkThatReachesTheOutputs) {
+  Task task;
+  RunResult run;
+  WorkloadResult r;
+  r.status = Status::Passed;
+  r.flops = 1e12;
+  r.features = {{"wgmma", 8, 256}};
+  r.work.measured = true;
+  r.work.wgmmaFlops = 1e12;
+  r.work.inputBytes = 1e8;
+  auto creditedAs = [&](WorkloadResult w) {
+    run.workloads = {w};
+    creditWork(run, task);
+    return std::pair{featureVerdict(run.workloads[0].features[0]).str(),
+                     run.workloads[0].features[0].withheld};
+  };
+  // wgmma on a zeroed buffer beside an FFMA GEMM: the outputs pass with
+  // every wgmma switched off.
+  WorkloadResult decoy = r;
+  decoy.work.scalarFlops = 1e12;
+  decoy.work.knockouts = {{"wgmma", true, false, "still passed"}};
+  EXPECT_EQ(creditedAs(decoy), (std::pair<std::string, std::string>{
+                                   "token", "no-effect-wgmma"}));
+  bool named = false;
+  for (const auto &f : run.workloads[0].workFindings)
+    named |= f.kind == "no-effect-wgmma" &&
+             f.message.find("still passed") != std::string::npos;
+  EXPECT_TRUE(named);
+  // Both paths feed the outputs (a canary that spoils them when wgmma is
+  // off): the task's FLOPs were done twice.
+  WorkloadResult twice = decoy;
+  twice.work.knockouts = {{"wgmma", true, true, ""}};
+  EXPECT_EQ(creditedAs(twice), (std::pair<std::string, std::string>{
+                                   "token", "duplicated-work"}));
+  WorkloadResult twoMatrix = r;
+  twoMatrix.work.mmaSyncFlops = 1e12;
+  twoMatrix.work.knockouts = {{"wgmma", true, true, ""},
+                              {"mma_sync", true, true, ""}};
+  EXPECT_EQ(creditedAs(twoMatrix).second, "duplicated-work");
+  // 200% of the task's FLOPs is a finding of its own.
+  bool aboveOne = false;
+  for (const auto &f : run.workloads[0].workFindings)
+    aboveOne |= f.kind == "work-share-above-one";
+  EXPECT_TRUE(aboveOne);
+  // No knockout, no credit.
+  WorkloadResult unchecked = r;
+  EXPECT_EQ(creditedAs(unchecked).second, "knockout-not-run");
+  // The honest kernel.
+  WorkloadResult honest = r;
+  honest.work.knockouts = {{"wgmma", true, true, ""}};
+  EXPECT_EQ(creditedAs(honest), (std::pair<std::string, std::string>{"used",
+                                                                     ""}));
+}
+
+TEST(ResultTest, BytesCountOnlyWhatOtherLoadsDidNotBring) {
+  Task task;
+  RunResult run;
+  WorkloadResult r;
+  r.status = Status::Passed;
+  r.features = {{"bulk_copy", 2, 4096}};
+  r.work.measured = true;
+  auto share = [&](double async, double global, double input) {
+    r.work.asyncBytes = async;
+    r.work.globalLoadBytes = global;
+    r.work.inputBytes = input;
+    run.workloads = {r};
+    creditWork(run, task);
+    return run.workloads[0].features[0].share;
+  };
+  // rmsnorm: x (64 MiB) through ld.global, the 8 KiB weight re-fetched by
+  // bulk copy for every row (64 MiB of bulk traffic): half of the executed
+  // load bytes, nothing of the task's.
+  double x = 64.0 * 1024 * 1024, weight = 8192;
+  EXPECT_NEAR(share(x, x, x + weight), weight / (x + weight), 1e-12);
+  EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "token");
+  // Boxes fully out of bounds deliver zeros: bytes without the task's data;
+  // the real data came through ld.global.
+  EXPECT_NEAR(share(10 * x, x, x), 0, 1e-12);
+  // The honest kernel: everything through bulk copies, read twice.
+  EXPECT_NEAR(share(2 * x, 0, x), 1, 1e-12);
+  EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "used");
+  // Bulk copies that bring less than the inputs cannot have brought more.
+  EXPECT_NEAR(share(x / 4, 0, x), 0.25, 1e-12);
 }
 
 TEST(ResultTest, ThrottleDecision) {

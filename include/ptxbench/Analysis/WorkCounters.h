@@ -1,15 +1,20 @@
-//===- WorkCounters.h - The work an instrumented run measures ---*- C++ -*-===//
+//===- WorkCounters.h - What an instrumented run measures -------*- C++ -*-===//
 //
-// `--ptx-instrument-features` with `work=true` appends these weighted
-// counters after the per-family instruction counters: the FLOPs each kind
-// of matrix instruction executed and the bytes each kind of global-memory
-// load moved (docs/harness.md, "Credit for the work"). Header-only and free
-// of MLIR, so the runtime that reads the counters shares the order.
+// The protocol between `--ptx-instrument-features` and the harness that
+// launches the instrumented module: the weighted counters that follow the
+// per-family instruction counters (the FLOPs each kind of matrix
+// instruction and the CUDA cores executed, the bytes each kind of
+// global-memory load moved: docs/harness.md, "Credit for the work"), and
+// the control block, a module variable the harness fills before every
+// launch with the counters' address and the knockout settings. Header-only
+// and free of MLIR, so the runtime shares the order and the layout.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PTXBENCH_ANALYSIS_WORKCOUNTERS_H
 #define PTXBENCH_ANALYSIS_WORKCOUNTERS_H
+
+#include <cstdint>
 
 namespace ptxbench::analysis {
 
@@ -35,15 +40,48 @@ enum class WorkCounter : unsigned {
   GlobalLoadBytes,
   /// Bytes copied by cp.async (its cp-size operand).
   CpAsyncBytes,
+  /// FLOPs of floating-point arithmetic on the CUDA cores, per thread:
+  /// fma/mad 2, add/sub/mul 1, times the lanes of a packed type (f16x2,
+  /// bf16x2, f32x2).
+  ScalarFlops,
 };
 
-constexpr unsigned numWorkCounters = 8;
+constexpr unsigned numWorkCounters = 9;
 
 /// The counters' names, in counter order (the JSON keys of a run's `work`).
 constexpr const char *workCounterNames[numWorkCounters] = {
-    "wgmma_flops",     "mma_sync_flops",    "wmma_flops",
-    "tcgen05_flops",   "tx_bytes",          "complete_tx_bytes",
-    "global_load_bytes", "cp_async_bytes"};
+    "wgmma_flops",       "mma_sync_flops", "wmma_flops",
+    "tcgen05_flops",     "tx_bytes",       "complete_tx_bytes",
+    "global_load_bytes", "cp_async_bytes", "scalar_flops"};
+
+/// The control block: `.global .align 8 .u64 <control>[numControlWords]`,
+/// added by the pass under a name the harness chooses (one the submission
+/// cannot know), written by the harness before each launch. The kernels'
+/// signatures stay as they were, so an instrumented launch passes exactly
+/// the parameters of a timed one.
+enum class ControlWord : unsigned {
+  /// The address of the counters (global memory, zeroed by the harness).
+  Counters,
+  /// With `knockout`: a KnockoutBit mask; an instruction of a set bit's
+  /// kind does not execute (its guard is false).
+  KnockoutMask,
+};
+
+constexpr unsigned numControlWords = 2;
+
+/// The matrix-instruction kinds a knockout can switch off.
+enum class KnockoutBit : unsigned {
+  Wgmma,   // wgmma.mma_async
+  MmaSync, // mma, mma.sp
+  Wmma,    // wmma.mma
+  Tcgen05, // tcgen05.mma (every form)
+};
+
+constexpr unsigned numKnockoutBits = 4;
+
+constexpr uint64_t knockoutMask(KnockoutBit bit) {
+  return uint64_t(1) << unsigned(bit);
+}
 
 } // namespace ptxbench::analysis
 

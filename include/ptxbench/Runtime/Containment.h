@@ -4,14 +4,17 @@
 // the GPU code so it can be unit-tested anywhere: the bounded capture of a
 // worker's stdout/stderr (device printf lands there), the layout of a
 // tensor inside a reserved address range with unmapped guard pages on both
-// sides, and the number of input sets the timed runs rotate through.
+// sides, the number of input sets the timed runs rotate through, and the
+// device-runtime calls a compiled submission may not make.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PTXBENCH_RUNTIME_CONTAINMENT_H
 #define PTXBENCH_RUNTIME_CONTAINMENT_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <string>
@@ -70,12 +73,17 @@ GuardedLayout guardedLayout(uint64_t bytes, uint64_t granularity,
 unsigned inputSetCount(uint64_t bytesPerSet, uint64_t budgetBytes,
                        unsigned maxSets = 8);
 
-/// The module-scope `.global` variables a PTX module defines (not
-/// `.extern` ones): state a kernel could keep from one launch to the next,
-/// which the harness restores to its initial contents before every launch.
-/// A line scan of the PTX text, as nvcc and NVRTC write it (one declaration
-/// a statement; function bodies cannot declare `.global`).
-std::vector<std::string> moduleGlobals(llvm::StringRef ptx);
+/// The functions a cubin (an ELF image from ptxas or the driver's JIT)
+/// calls but does not define, other than printf's `vprintf` and assert's
+/// `__assertfail`: the device runtime's malloc and free (a heap that keeps
+/// its contents from one launch to the next), device-side launches (work
+/// outside the timed launch) and anything else the harness does not
+/// provide. A failure when `cubin` is not a readable ELF image.
+llvm::Expected<std::vector<std::string>>
+refusedDeviceCalls(llvm::StringRef cubin);
+
+/// The message for a submission that calls `names` (refusedDeviceCalls).
+std::string refusedDeviceCallsMessage(llvm::ArrayRef<std::string> names);
 
 } // namespace ptxbench::runtime
 

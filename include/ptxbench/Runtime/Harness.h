@@ -40,12 +40,14 @@ struct WorkerOptions {
   bool baseline = true;
   /// Write each event (one JSON object per line) to this file descriptor.
   int resultFd = 1;
-  /// An instrumented copy of the submission's PTX (ptx-instrument-features:
-  /// one more .u64 kernel parameter, the counter array) and the families
-  /// its counters count, in order. When set, each workload that ran
-  /// without a fault is run once more with it, untimed, and the counts are
-  /// reported.
+  /// An instrumented copy of the submission's PTX (ptx-instrument-features
+  /// with work and knockout), the name of its control block and the
+  /// families its counters count, in order. When set, each workload that
+  /// passed is run once more with it (the counted run, checked) and once
+  /// per kind of matrix instruction that executed with that kind switched
+  /// off (the knockouts).
   std::string instrumentedPtxPath;
+  std::string controlSymbol;
   std::vector<std::string> countFamilies;
   /// Measure the card's speed of light even when a cached figure exists.
   bool remeasurePeaks = false;

@@ -135,34 +135,67 @@ struct FeatureCount {
   /// -1 when not measured.
   int64_t executed = -1;
   /// The share of the task's work the family did (matrix families: of the
-  /// task's FLOPs; TMA, bulk copies and transaction mbarriers: of the bytes
-  /// loaded from global memory), and the share the task asks for before it
-  /// counts as used; -1 when the family has no work measure or the work
-  /// was not measured.
+  /// task's FLOPs; TMA, bulk copies and transaction mbarriers: of the
+  /// task's input bytes, less what other loads brought), and the share the
+  /// task asks for before it counts as used; -1 when the family has no work
+  /// measure or the work was not measured.
   double share = -1, threshold = -1;
+  /// Why the share does not count although it reaches the threshold, as a
+  /// work finding's kind ("no-effect-wgmma": the outputs passed with the
+  /// family switched off; "duplicated-work": another path did the task's
+  /// FLOPs too; "knockout-not-run"); empty when it counts.
+  std::string withheld;
 };
-/// "used" (executed and did at least the task's share of the work),
-/// "token" (executed but did less), "executed" (executed; a family without
-/// a work measure), "not triggered" (in the code, executed zero times),
-/// "not in code", or "not measured".
+/// "used" (executed and did at least the task's share of the work, and the
+/// work reached the outputs), "token" (executed but did less, or its work
+/// does not count), "executed" (executed; a family without a work
+/// measure), "not triggered" (in the code, executed zero times), "not in
+/// code", or "not measured".
 llvm::StringRef featureVerdict(const FeatureCount &count);
 
-/// What the instrumented run measured of the work (`ptxbench run`'s work
-/// counters, include/ptxbench/Analysis/WorkCounters.h): FLOPs per matrix
-/// instruction kind and bytes per kind of global-memory load.
+/// A knockout run: the submission run once more (checked, untimed) with
+/// one kind of matrix instruction switched off.
+struct Knockout {
+  /// The kind: "wgmma", "mma_sync", "wmma" or "tcgen05".
+  std::string kind;
+  /// Whether it ran to the check.
+  bool ran = false;
+  /// The outputs failed their check (or the run faulted) without the kind:
+  /// its work reached the outputs.
+  bool reached = false;
+  /// The failed check or the fault, or why it did not run.
+  std::string detail;
+};
+
+/// What the instrumented runs measured of the work (`ptxbench run`'s work
+/// counters, include/ptxbench/Analysis/WorkCounters.h, and the knockouts):
+/// FLOPs per matrix instruction kind and on the CUDA cores, bytes per kind
+/// of global-memory load, and whether each kind's work reached the outputs.
 struct WorkCounts {
   bool measured = false;
   double wgmmaFlops = 0, mmaSyncFlops = 0, wmmaFlops = 0, tcgen05Flops = 0;
+  /// Floating-point FLOPs on the CUDA cores (fma, add, mul, ...).
+  double scalarFlops = 0;
   /// Transaction bytes announced to mbarriers less those completed by hand:
   /// the bytes TMA and bulk copies delivered.
   double asyncBytes = 0;
   double globalLoadBytes = 0, cpAsyncBytes = 0;
+  /// The task's input bytes, each input tensor once.
+  double inputBytes = 0;
+  std::vector<Knockout> knockouts;
   double tensorFlops() const {
     return wgmmaFlops + mmaSyncFlops + wmmaFlops + tcgen05Flops;
   }
   double loadedBytes() const {
     return asyncBytes + globalLoadBytes + cpAsyncBytes;
   }
+  /// The FLOPs of a matrix kind ("wgmma", "mma_sync", "wmma", "tcgen05").
+  double flopsOf(llvm::StringRef kind) const;
+  /// The knockout of `kind`, when one was made.
+  const Knockout *knockout(llvm::StringRef kind) const;
+  /// The share of the task's `taskFlops` done by tensor-core instructions
+  /// whose knockout showed their work reaching the outputs (at most 1).
+  double reachedTensorShare(double taskFlops) const;
 };
 TimingStats summarizeTimes(llvm::ArrayRef<double> samplesMs);
 /// The stopping rule: at least minSamples, then stop once the relative
@@ -249,6 +282,9 @@ struct RunResult {
   /// cublasLtGetVersion (0 when cuBLASLt did not load).
   std::string driver;
   int64_t cudaDriverVersion = 0, cublasLtVersion = 0;
+  /// The run-time work counts were switched off (--no-feature-counts): the
+  /// FP32 CUDA-core check cannot be made.
+  bool countsDisabled = false;
   /// --sanitize: the workload the tools ran on, their reports, and why
   /// there are none.
   std::string sanitizedWorkload, sanitizerNote;
@@ -282,9 +318,10 @@ void readPeaks(const llvm::json::Object &event, RunResult &run);
 void creditWork(RunResult &run, const Task &task);
 
 /// Marks PASSED workloads SUSPICIOUS when they ran faster than the card
-/// allows: above the hardware's speed of light, or above the FP32
-/// CUDA-core rate while executing no tensor-core instruction (from the work
-/// counters). The message says which limit and by how much.
+/// allows: above the hardware's speed of light, or when the task's FLOPs not
+/// done by tensor-core instructions whose work reached the outputs (all of
+/// them when the work was not measured) ran above the FP32 CUDA-core rate.
+/// The message says which limit and by how much.
 void judgeSpeedOfLight(RunResult &run);
 void printSummary(const RunResult &result, llvm::raw_ostream &os);
 

@@ -30,6 +30,18 @@ def PTX_InstructionOpInterface : OpInterface<"InstructionOpInterface"> {
       "getArgs", (ins), [{ return $_op.getArgs(); }]>,
     InterfaceMethod<"The registers and variables the operands name.",
       "::mlir::OperandRange", "getRefs", (ins), [{ return $_op.getRefs(); }]>,
+    InterfaceMethod<"The guard, to change (assign one value, or clear).",
+      "::mlir::MutableOperandRange", "getGuardMutable", (ins),
+      [{ return $_op.getGuardMutable(); }]>,
+    InterfaceMethod<"Sets whether the guard is negated.", "void",
+      "setNegated", (ins "bool":$negated),
+      [{ $_op.setNegated(negated); }]>,
+    InterfaceMethod<"The named registers, to change.",
+      "::mlir::MutableOperandRange", "getRefsMutable", (ins),
+      [{ return $_op.getRefsMutable(); }]>,
+    InterfaceMethod<"Replaces the operands' attributes.", "void",
+      "setArgs", (ins "::mlir::ArrayAttr":$args),
+      [{ $_op.setArgsAttr(args); }]>,
   ];
 }
 

@@ -1,15 +1,22 @@
 //===- InstrumentFeatures.cpp - Count executed feature instructions -------===//
 //
 // Rewrites kernels so each executed instruction of the requested feature
-// families adds to a per-family 64-bit counter in a buffer passed as an
-// extra kernel parameter (appended last). Counts are exact per-thread counts
-// (thread-instructions), added with one red.global per warp and
+// families adds to a per-family 64-bit counter. Counts are exact per-thread
+// counts (thread-instructions), added with one red.global per warp and
 // instrumentation point: the active mask, narrowed by the instruction's
 // guard, is counted with popc and the lowest active lane adds it. The
 // sequence is in Passes.td. With `work`, weighted counters follow
-// (WorkCounters.h): each matrix instruction adds its FLOPs, each global
-// load its bytes, each expect_tx its transaction count, so a run says how
-// much of the task's work went through which instruction.
+// (WorkCounters.h): each matrix instruction adds its FLOPs, each run of
+// CUDA-core arithmetic its FLOPs, each global load its bytes, each
+// expect_tx its transaction count, so a run says how much of the task's
+// work went through which instruction. With `knockout`, the harness can
+// switch each kind of matrix instruction off, so another run says whether
+// its work reached the outputs.
+//
+// The counters' address and the knockout settings come from a module
+// variable (the control block, under a name the caller chooses): the
+// kernels' signatures stay as they were, so an instrumented launch passes
+// the very parameters of a timed one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +27,7 @@
 #include "ptxbench/Analysis/WorkCounters.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <array>
 
@@ -34,8 +42,8 @@ using namespace ptxbench::ptx;
 
 namespace {
 
-constexpr llvm::StringLiteral counterParamName = "__ptxbench_counters_param";
-constexpr llvm::StringLiteral counterGlobalName = "__ptxbench_counters";
+using analysis::ControlWord;
+using analysis::KnockoutBit;
 
 struct InstrumentFeaturesPass
     : public ptx::impl::InstrumentFeaturesPassBase<InstrumentFeaturesPass> {
@@ -75,7 +83,8 @@ private:
   Location loc;
 };
 
-/// The registers one function's instrumentation uses.
+/// The registers one function's instrumentation uses, named with a prefix
+/// no register or variable of the module starts with.
 struct Registers {
   Value r[6];        // .b32
   Value base, count; // .b64: counter array address, the count to add
@@ -84,30 +93,44 @@ struct Registers {
   Value w[2];  // .b32: a decoded tcgen05 descriptor
   Value addr;  // .b64: a generic load's address
   Value space; // .pred: the address is global
+  // The knockout's (`knockout=true`) registers.
+  Value mask[2];                         // .b64: the mask, one bit of it
+  Value keep[analysis::numKnockoutBits]; // .pred: that kind still runs
+  Value guard;                           // .pred: an instruction's new guard
 };
 
-Registers declareRegisters(OpBuilder &b, Location loc, bool work) {
+Registers declareRegisters(OpBuilder &b, Location loc, StringRef prefix,
+                           bool work, bool knockout) {
   MLIRContext *ctx = b.getContext();
   Registers regs;
-  auto declare = [&](unsigned n, StringRef type, StringRef name) {
+  auto declare = [&](unsigned n, StringRef type, StringRef suffix) {
     SmallVector<Type> types(n, RefType::get(ctx));
     return RegOp::create(b, loc, types, b.getStringAttr(type),
-                         b.getStringAttr(name),
+                         b.getStringAttr((prefix + suffix).str()),
                          n > 1 ? b.getI32IntegerAttr(n) : IntegerAttr());
   };
-  auto r = declare(6, ".b32", "%__pbr");
+  auto r = declare(6, ".b32", "r");
   for (unsigned i = 0; i < 6; ++i)
     regs.r[i] = r.getResult(i);
-  auto d = declare(2, ".b64", "%__pbd");
+  auto d = declare(2, ".b64", "d");
   regs.base = d.getResult(0);
   regs.count = d.getResult(1);
-  regs.pred = declare(1, ".pred", "%__pbp").getResult(0);
+  regs.pred = declare(1, ".pred", "p").getResult(0);
   if (work) {
-    auto w = declare(2, ".b32", "%__pbw");
+    auto w = declare(2, ".b32", "w");
     regs.w[0] = w.getResult(0);
     regs.w[1] = w.getResult(1);
-    regs.addr = declare(1, ".b64", "%__pba").getResult(0);
-    regs.space = declare(1, ".pred", "%__pbg").getResult(0);
+    regs.addr = declare(1, ".b64", "a").getResult(0);
+    regs.space = declare(1, ".pred", "g").getResult(0);
+  }
+  if (knockout) {
+    auto x = declare(2, ".b64", "x");
+    regs.mask[0] = x.getResult(0);
+    regs.mask[1] = x.getResult(1);
+    auto k = declare(analysis::numKnockoutBits, ".pred", "k");
+    for (unsigned i = 0; i < analysis::numKnockoutBits; ++i)
+      regs.keep[i] = k.getResult(i);
+    regs.guard = declare(1, ".pred", "q").getResult(0);
   }
   return regs;
 }
@@ -340,6 +363,94 @@ std::optional<Point> workPoint(InstructionOpInterface op, unsigned first) {
   return std::nullopt;
 }
 
+/// The CUDA-core FLOPs one thread does with `op`: fma/mad 2, add/sub/mul 1,
+/// times the lanes of a packed type; 0 for anything else.
+uint64_t scalarFlops(InstructionOpInterface op) {
+  StringRef opcode = op.getOpcode();
+  StringRef head = opcode.split('.').first;
+  uint64_t perLane = head == "fma" || head == "mad"                    ? 2
+                     : head == "add" || head == "sub" || head == "mul" ? 1
+                                                                       : 0;
+  if (!perLane)
+    return 0;
+  SmallVector<StringRef, 8> parts;
+  opcode.split(parts, '.');
+  for (StringRef part : llvm::reverse(parts)) {
+    if (part == "f16" || part == "bf16" || part == "f32" || part == "f64")
+      return perLane;
+    if (part == "f16x2" || part == "bf16x2" || part == "f32x2")
+      return 2 * perLane;
+  }
+  return 0; // an integer add, mul.wide, mad.lo, ...
+}
+
+/// The knockout kind of a matrix instruction.
+std::optional<KnockoutBit> knockoutBitOf(InstructionOpInterface op) {
+  StringRef opcode = op.getOpcode();
+  if (opcode.starts_with("wgmma.mma_async"))
+    return KnockoutBit::Wgmma;
+  if (opcode == "mma" || opcode.starts_with("mma.") ||
+      opcode.starts_with("mma_"))
+    return KnockoutBit::MmaSync;
+  if (opcode.starts_with("wmma.mma"))
+    return KnockoutBit::Wmma;
+  if (opcode.starts_with("tcgen05.mma"))
+    return KnockoutBit::Tcgen05;
+  return std::nullopt;
+}
+
+/// Makes `inst` run only while its kind's knockout bit is clear: its guard
+/// becomes `keep` (and its old guard, negated where it was).
+void knockOut(InstructionOpInterface inst, Value keep, const Registers &regs) {
+  Value newGuard = keep;
+  if (Value guard = inst.getGuard()) {
+    OpBuilder b(inst.getOperation());
+    Emitter e(b, inst->getLoc());
+    if (inst.getNegated())
+      e.inst("not.pred", {e.r(), e.r()}, {regs.guard, guard});
+    e.inst("and.pred", {e.r(), e.r(), e.r()},
+           {regs.guard, inst.getNegated() ? regs.guard : guard, keep});
+    newGuard = regs.guard;
+  }
+  inst.getGuardMutable().assign(newGuard);
+  inst.setNegated(false);
+}
+
+/// A register prefix (`%__pb`, `%__pb1`, ...) that no register or variable
+/// of `module` starts with.
+std::string freshPrefix(ptx::ModuleOp module) {
+  llvm::StringSet<> names;
+  module.walk([&](Operation *op) {
+    if (auto reg = llvm::dyn_cast<RegOp>(op))
+      names.insert(reg.getName());
+    else if (auto var = llvm::dyn_cast<VarOp>(op))
+      names.insert(var.getName());
+  });
+  for (unsigned n = 0;; ++n) {
+    std::string prefix = "%__pb" + (n ? std::to_string(n) : std::string());
+    if (llvm::none_of(names.keys(), [&](StringRef name) {
+          return name.starts_with(prefix);
+        }))
+      return prefix;
+  }
+}
+
+/// Whether any declaration or label of `module` is named `name`.
+bool declares(ptx::ModuleOp module, StringRef name) {
+  if (module.lookupSymbol(name))
+    return true;
+  bool found = false;
+  module.walk([&](Operation *op) {
+    if (auto var = llvm::dyn_cast<VarOp>(op))
+      found |= var.getName() == name;
+    else if (auto label = llvm::dyn_cast<LabelOp>(op))
+      found |= label.getName() == name;
+    else if (auto decl = llvm::dyn_cast<GlobalDeclOp>(op))
+      found |= decl.getGlobal() == name;
+  });
+  return found;
+}
+
 } // namespace
 
 void InstrumentFeaturesPass::runOnOperation() {
@@ -373,40 +484,87 @@ void InstrumentFeaturesPass::runOnOperation() {
       return signalPassFailure();
     }
   }
+  // The control block's name is the caller's; it must be new to the module.
+  if (control.empty() || declares(module, control)) {
+    emitError(module.getLoc(), "the control block's name '")
+        << control << "' is " << (control.empty() ? "empty" : "taken")
+        << ": choose one the module does not declare";
+    return signalPassFailure();
+  }
   DenseMap<unsigned, unsigned> counterOf; // family -> counter index
   for (auto [i, family] : llvm::enumerate(*list))
     counterOf.try_emplace(unsigned(family), i);
+  unsigned firstWork = list->size();
 
-  // The instructions to count, per function.
-  SmallVector<std::pair<FuncOp, SmallVector<Point>>> todo;
-  bool functionsCount = false;
+  // The instructions to count, per function, and with `knockout` those to
+  // switch off.
+  struct Todo {
+    FuncOp func;
+    SmallVector<Point> points;
+    SmallVector<std::pair<Operation *, KnockoutBit>> knockouts;
+  };
+  SmallVector<Todo> todo;
   for (FuncOp func : module.getOps<FuncOp>()) {
     if (func.isExternal())
       continue;
-    SmallVector<Point> points;
-    func.walk([&](InstructionOpInterface inst) {
-      if (std::optional<isa::Family> family = analysis::familyOf(inst)) {
-        auto it = counterOf.find(unsigned(*family));
-        if (it != counterOf.end())
-          points.push_back({inst.getOperation(), it->second});
+    Todo t{func, {}, {}};
+    func.walk([&](Block *block) {
+      // A run of CUDA-core arithmetic with no control transfer between its
+      // instructions is counted once, before its first unguarded one.
+      Operation *runStart = nullptr;
+      uint64_t runFlops = 0;
+      auto endRun = [&] {
+        if (runStart && runFlops)
+          t.points.push_back(
+              {runStart, firstWork + unsigned(analysis::WorkCounter::ScalarFlops),
+               runFlops});
+        runStart = nullptr;
+        runFlops = 0;
+      };
+      for (Operation &op : *block) {
+        auto inst = llvm::dyn_cast<InstructionOpInterface>(&op);
+        if (!inst) {
+          if (op.hasTrait<OpTrait::IsTerminator>())
+            endRun();
+          continue;
+        }
+        if (std::optional<isa::Family> family = analysis::familyOf(inst)) {
+          auto it = counterOf.find(unsigned(*family));
+          if (it != counterOf.end())
+            t.points.push_back({&op, it->second});
+        }
+        if (work) {
+          if (uint64_t flops = scalarFlops(inst)) {
+            if (inst.getGuard()) {
+              t.points.push_back(
+                  {&op,
+                   firstWork + unsigned(analysis::WorkCounter::ScalarFlops),
+                   flops});
+            } else {
+              if (!runStart)
+                runStart = &op;
+              runFlops += flops;
+            }
+          } else if (std::optional<Point> p = workPoint(inst, firstWork)) {
+            t.points.push_back(*p);
+          }
+        }
+        if (knockout)
+          if (std::optional<KnockoutBit> bit = knockoutBitOf(inst))
+            t.knockouts.push_back({&op, *bit});
+        if (llvm::isa<CallOp>(op) || op.hasTrait<OpTrait::IsTerminator>() ||
+            inst.getOpcode().starts_with("exit") ||
+            inst.getOpcode().starts_with("trap"))
+          endRun();
       }
-      if (work)
-        if (std::optional<Point> p = workPoint(inst, list->size()))
-          points.push_back(*p);
+      endRun();
     });
-    if (!func.getEntry() && points.empty())
-      continue;
-    functionsCount |= !func.getEntry();
-    todo.push_back({func, std::move(points)});
+    if (!t.points.empty() || !t.knockouts.empty())
+      todo.push_back(std::move(t));
   }
 
-  // Functions find the counters through a module variable the kernels set.
-  if (functionsCount) {
-    if (module.lookupSymbol(counterGlobalName)) {
-      emitError(module.getLoc(), "the module already defines '")
-          << counterGlobalName << "'";
-      return signalPassFailure();
-    }
+  // The control block, before the first function.
+  {
     Operation *first = nullptr;
     for (Operation &op : module.getBody()->getOperations())
       if (llvm::isa<FuncOp, PrototypeOp>(op)) {
@@ -418,44 +576,48 @@ void InstrumentFeaturesPass::runOnOperation() {
       b.setInsertionPoint(first);
     else
       b.setInsertionPointToEnd(module.getBody());
-    GlobalOp::create(b, module.getLoc(), b.getStringAttr(counterGlobalName),
+    GlobalOp::create(b, module.getLoc(), b.getStringAttr(control),
                      b.getStringAttr(""), b.getStringAttr(".global"),
-                     b.getStringAttr(".align 8 .u64"), DenseI64ArrayAttr(),
+                     b.getStringAttr(".align 8 .u64"),
+                     b.getDenseI64ArrayAttr({int64_t(analysis::numControlWords)}),
                      StringAttr(), ArrayAttr());
   }
 
-  for (auto &[func, points] : todo) {
-    Block &entry = func.getBody().front();
-    Location loc = func.getLoc();
+  std::string prefix = freshPrefix(module);
+  auto word = [&](Emitter &e, ControlWord w) {
+    return e.addr(e.sym(control), 8 * int64_t(w));
+  };
+  for (Todo &t : todo) {
+    Block &entry = t.func.getBody().front();
+    Location loc = t.func.getLoc();
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
-    Registers regs = declareRegisters(b, loc, work);
+    Registers regs = declareRegisters(b, loc, prefix, work, knockout);
     Emitter e(b, loc);
-    if (func.getEntry()) {
-      SmallVector<Attribute> params(func.getParams().begin(),
-                                    func.getParams().end());
-      params.push_back(ParamAttr::get(ctx, ".param", ".u64", counterParamName,
-                                      b.getDenseI64ArrayAttr({})));
-      func.setParamsAttr(b.getArrayAttr(params));
-      Value param = entry.addArgument(RefType::get(ctx), loc);
-      e.inst("ld.param.u64", {e.r(), e.addr(e.r(), 0)}, {regs.base, param});
-      e.inst("cvta.to.global.u64", {e.r(), e.r()}, {regs.base, regs.base});
-      if (functionsCount)
-        e.inst("st.global.u64", {e.addr(e.sym(counterGlobalName), 0), e.r()},
-               {regs.base});
-      // Keep prototypes of the kernel in step with its signature.
-      for (PrototypeOp proto : module.getOps<PrototypeOp>())
-        if (proto.getCallee() == func.getSymName())
-          proto.setParamsAttr(b.getArrayAttr(params));
-    } else {
-      e.inst("ld.global.u64", {e.r(), e.addr(e.sym(counterGlobalName), 0)},
-             {regs.base});
+    e.inst("ld.global.u64", {e.r(), word(e, ControlWord::Counters)},
+           {regs.base});
+    if (knockout && !t.knockouts.empty()) {
+      e.inst("ld.global.u64", {e.r(), word(e, ControlWord::KnockoutMask)},
+             {regs.mask[0]});
+      for (unsigned bit = 0; bit < analysis::numKnockoutBits; ++bit) {
+        // keep = (mask & bit) == 0
+        e.inst("and.b64",
+               {e.r(), e.r(),
+                e.imm(std::to_string(
+                    analysis::knockoutMask(KnockoutBit(bit))))},
+               {regs.mask[1], regs.mask[0]});
+        e.inst("setp.eq.u64", {e.r(), e.r(), e.imm("0")},
+               {regs.keep[bit], regs.mask[1]});
+      }
     }
-    for (const Point &point : points) {
+    for (const Point &point : t.points) {
       auto inst = cast<InstructionOpInterface>(point.op);
       if (point.runtimeOperand)
         instrumentRuntime(inst, point, regs);
       else
         instrumentCounted(inst, point, regs);
     }
+    for (auto [op, bit] : t.knockouts)
+      knockOut(cast<InstructionOpInterface>(op), regs.keep[unsigned(bit)],
+               regs);
   }
 }

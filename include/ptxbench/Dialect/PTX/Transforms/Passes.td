@@ -71,9 +71,12 @@ def InstrumentFeaturesPass
   let description = [{
     Rewrites every kernel so that each executed instruction of the families
     in `families` adds to a 64-bit counter: counter `i` (at byte offset
-    `8*i`) counts the family `families[i]`. Each kernel gets one more
-    parameter, `.param .u64 __ptxbench_counters_param`, appended last: the
-    address of the counter array (global memory, zeroed by the caller).
+    `8*i`) counts the family `families[i]`. The counters' address is the
+    first word of the control block, a module variable
+    `.global .align 8 .u64 <control>[5]` the pass adds (layout in
+    include/ptxbench/Analysis/WorkCounters.h) and the caller fills before a
+    launch; `control` names it and must be new to the module. The kernels'
+    signatures do not change.
 
     Counts are exact per-thread counts (thread-instructions, as ncu's
     `thread_inst_executed`), aggregated per warp so that one atomic is
@@ -90,29 +93,43 @@ def InstrumentFeaturesPass
 
     so a predicated-off instruction is not counted. A warp-level count
     (ncu's `inst_executed`) is the thread count divided by the threads that
-    execute it together (32 for a full warp).
+    execute it together (32 for a full warp). Each function loads the
+    counters' address from the control block at entry; the registers it
+    needs are new `.reg` declarations under a prefix (`%__pb`, or
+    `%__pb1`, ...) no register of the module starts with.
 
-    Functions that kernels call read the counter address from a module
-    variable `__ptxbench_counters`, which every kernel sets at entry. The
-    registers it needs are new `.reg` declarations named `%__pb*`.
+    With `work=true`, nine weighted counters follow the family counters
+    (WorkCounters.h, in this order): FLOPs of `wgmma.mma_async` (2*M*N*K of
+    its shape per warpgroup, so 2*M*N*K/128 per thread), of `mma`/`mma.sp`
+    and of `wmma.mma` (2*M*N*K/32 per thread), of `tcgen05.mma` (M and N
+    decoded at run time from the instruction descriptor, bits 24-28 and
+    17-22, K from the kind); the transaction bytes of every
+    `mbarrier.*expect_tx` and of `mbarrier.complete_tx` (their last operand,
+    added by every executing thread); the bytes of `ld`/`ldu` from global
+    memory (vector width times type size, per thread; a generic load counts
+    the threads whose address `isspacep.global` says is global); the
+    cp-size of `cp.async`; and the CUDA cores' floating-point FLOPs
+    (fma/mad 2, add/sub/mul 1, per lane of a packed type), counted once per
+    run of such instructions with no control transfer between them.
 
-    With `work=true`, eight weighted counters follow the family counters
-    (include/ptxbench/Analysis/WorkCounters.h, in this order): FLOPs of
-    `wgmma.mma_async` (2*M*N*K of its shape per warpgroup, so
-    2*M*N*K/128 per thread), of `mma`/`mma.sp` and of `wmma.mma`
-    (2*M*N*K/32 per thread), of `tcgen05.mma` (M and N decoded at run time
-    from the instruction descriptor, bits 24-28 and 17-22, K from the
-    kind); the transaction bytes of every `mbarrier.*expect_tx` and of
-    `mbarrier.complete_tx` (their last operand, added by every executing
-    thread); the bytes of `ld`/`ldu` from global memory (vector width times
-    type size, per thread; a generic load counts the threads whose address
-    `isspacep.global` says is global); and the cp-size of `cp.async`.
+    With `knockout=true`, every matrix instruction (wgmma.mma_async, mma,
+    wmma.mma, tcgen05.mma) is guarded by its kind's bit of the control
+    block's knockout mask (the second word): it runs only while the bit is
+    clear (and its own guard holds). The harness switches a kind off to see
+    whether its work reaches the outputs.
   }];
   let options = [
     ListOption<"families", "families", "std::string",
                "Feature families to count, in counter order (comma separated)">,
     Option<"work", "work", "bool", /*default=*/"false",
-           "Also count matrix FLOPs and global-load bytes (WorkCounters.h)">
+           "Also count matrix and CUDA-core FLOPs and global-load bytes "
+           "(WorkCounters.h)">,
+    Option<"control", "control", "std::string",
+           /*default=*/"\"__ptxbench_control\"",
+           "The name of the control block the pass adds (new to the module)">,
+    Option<"knockout", "knockout", "bool", /*default=*/"false",
+           "Guard matrix instructions by the control block's knockout "
+           "mask (knockout runs)">
   ];
 }
 

@@ -1,0 +1,108 @@
+//===- SubmissionModule.cpp - Compile once, load fresh per launch ---------===//
+//
+// The driver's JIT (cuLink*) turns the submission's PTX into a cubin once,
+// its device-runtime calls are checked on that cubin, and every launch
+// loads it as a module of its own (SubmissionModule.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubmissionModule.h"
+
+#include "WorkloadRunner.h"
+
+#include "ptxbench/Runtime/Containment.h"
+
+using namespace llvm;
+using namespace ptxbench::runtime;
+
+MaybeFail ptxbench::runtime::compileModule(Gpu &gpu, StringRef ptx,
+                                           CompiledModule &out,
+                                           std::string &log) {
+  cuda::Driver &d = gpu.d;
+  std::string text = ptx.str(); // NUL-terminated
+  std::vector<char> info(1 << 16), err(1 << 16);
+  CUjit_option opts[] = {
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_LOG_VERBOSE};
+  void *vals[] = {info.data(), reinterpret_cast<void *>(info.size()),
+                  err.data(), reinterpret_cast<void *>(err.size()),
+                  reinterpret_cast<void *>(1)};
+  CUlinkState link = nullptr;
+  CUresult r = d.cuLinkCreate(5, opts, vals, &link);
+  if (r == CUDA_SUCCESS)
+    r = d.cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1,
+                        "submission.ptx", 0, nullptr, nullptr);
+  void *cubin = nullptr;
+  size_t size = 0;
+  if (r == CUDA_SUCCESS)
+    r = d.cuLinkComplete(link, &cubin, &size);
+  if (r == CUDA_SUCCESS)
+    out.cubin.assign(static_cast<const char *>(cubin), size);
+  log = StringRef(info.data()).trim().str();
+  std::string errLog = StringRef(err.data()).trim().str();
+  if (!errLog.empty())
+    log += (log.empty() ? "" : "\n") + errLog;
+  if (link)
+    d.cuLinkDestroy(link);
+  if (r != CUDA_SUCCESS)
+    return Failure{isStickyError(r) ? Status::RuntimeError
+                                    : Status::CompileError,
+                   "compiling the PTX (driver JIT) failed: " + d.describe(r) +
+                       (errLog.empty() ? "" : "\n" + errLog),
+                   isStickyError(r)};
+  auto refused = refusedDeviceCalls(out.cubin);
+  if (!refused)
+    return Failure{Status::HarnessError, toString(refused.takeError())};
+  if (!refused->empty())
+    return Failure{Status::CompileError, refusedDeviceCallsMessage(*refused)};
+  return std::nullopt;
+}
+
+MaybeFail LoadedModule::load(
+    Gpu &g, const CompiledModule &compiled,
+    const std::array<uint64_t, analysis::numControlWords> *control,
+    unsigned *missing) {
+  unload();
+  gpu = &g;
+  cuda::Driver &d = g.d;
+  TRY(g.check(d.cuModuleLoadData(&module, compiled.cubin.data()),
+              Status::HarnessError, "loading the compiled submission"));
+  for (unsigned k = 0; k < compiled.kernels.size(); ++k) {
+    CUfunction fn = nullptr;
+    if (MaybeFail f = g.check(
+            d.cuModuleGetFunction(&fn, module, compiled.kernels[k].c_str()),
+            Status::LaunchError,
+            "kernel '" + compiled.kernels[k] + "' of the compiled module")) {
+      if (missing)
+        *missing = k;
+      return f;
+    }
+    if (std::string why = allowDynamicSmem(g, fn, compiled.smem[k]);
+        !why.empty())
+      return Failure{Status::LaunchError,
+                     "kernel '" + compiled.kernels[k] + "' " + why};
+    fns.push_back(fn);
+  }
+  if (!control)
+    return std::nullopt;
+  CUdeviceptr block = 0;
+  size_t bytes = 0;
+  TRY(g.check(d.cuModuleGetGlobal(&block, &bytes, module,
+                                  compiled.control.c_str()),
+              Status::HarnessError, "the instrumented module's control block"));
+  if (bytes != sizeof(*control))
+    return Failure{Status::HarnessError,
+                   "the instrumented module's control block has " +
+                       std::to_string(bytes) + " bytes, not " +
+                       std::to_string(sizeof(*control))};
+  return g.check(d.cuMemcpyHtoD(block, control->data(), bytes),
+                 Status::HarnessError, "filling the control block");
+}
+
+void LoadedModule::unload() {
+  if (module && gpu)
+    gpu->d.cuModuleUnload(module);
+  module = nullptr;
+  fns.clear();
+}
