@@ -316,6 +316,8 @@ FixitResult ptxbench::eval::buildFixit(const std::vector<SampleRecord> &all,
   FixitResult result;
   std::vector<const SampleRecord *> wrong, fixed;
   for (const SampleRecord &r : all) {
+    if (r.ran() && r.runStatus == "HARNESS_ERROR")
+      result.harnessErrors.push_back(r.key.str());
     if (isWrong(r))
       wrong.push_back(&r);
     else if (isFixed(r))

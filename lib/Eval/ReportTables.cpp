@@ -42,7 +42,8 @@ std::string ptxbench::eval::formatRate(unsigned n, unsigned d) {
 std::vector<Table>
 ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
   Table outcomes{"Outcomes", groupHeader, {}};
-  for (const char *h : {"samples", "compile", "run", "correct"})
+  for (const char *h : {"samples", "compile", "run", "correct",
+                        "harness errors"})
     outcomes.header.push_back(h);
   Table features{"Requested-feature use", groupHeader, {}};
   for (const char *h :
@@ -80,6 +81,10 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
     bool ran = g.runAttempted > 0;
     row.push_back(ran ? formatRate(g.ranOk, g.samples) : "-");
     row.push_back(ran ? formatRate(g.correct, g.samples) : "-");
+    // The harness's own failures count against no rate but are shown.
+    auto harness = g.statuses.find("HARNESS_ERROR");
+    row.push_back(
+        std::to_string(harness == g.statuses.end() ? 0 : harness->second));
     outcomes.rows.push_back(row);
 
     for (auto &[family, count] : g.used) {

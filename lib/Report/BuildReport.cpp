@@ -190,6 +190,32 @@ AnalysisReport ptxbench::report::buildReport(ptx::ModuleOp module,
                                      violation.message, "",
                                      ptxLocation(violation.op),
                                      cudaLocation(violation.op)});
+  // The harness refuses calls into the device runtime (docs/harness.md):
+  // malloc keeps a heap between launches, device launches run work outside
+  // the timed launch. printf and assert are fine.
+  module.walk([&](ptx::CallOp call) {
+    for (mlir::Attribute arg : call.getArgs()) {
+      auto sym = llvm::dyn_cast<ptx::SymOperandAttr>(arg);
+      if (!sym)
+        continue;
+      auto callee = module.lookupSymbol<ptx::FuncOp>(sym.getName().getValue());
+      StringRef name = sym.getName().getValue();
+      if (!callee || !callee.isExternal() || name == "vprintf" ||
+          name == "__assertfail")
+        continue;
+      report.moduleFindings.push_back(
+          {Finding::Level::Error, "device-runtime-call",
+           ("calls '" + name +
+            "', which the harness refuses: device-side malloc/free would keep "
+            "a heap from one launch to the next and device-side launches "
+            "would run work outside the timed launch; declare the memory as "
+            "a workspace in the launch plan (docs/launch-plan.md) and launch "
+            "every kernel from the plan")
+               .str(),
+           "", ptxLocation(call), cudaLocation(call)});
+      break;
+    }
+  });
   analysis::FallbackOptions fallbackOptions;
   fallbackOptions.f32Accumulate = options.f32Accumulate;
   llvm::SmallVector<analysis::Fallback> fallbacks = analysis::detectFallbacks(

@@ -146,6 +146,35 @@ ptxbench::runtime::resolveLaunchPlan(const LaunchPlan &plan, const Task &task,
     }
     out.workspaces.back().bytes = uint64_t(*bytes);
   }
+  // Scratch beyond any honest need is the plan's mistake, said here
+  // rather than as a failed allocation on the GPU.
+  if (!plan.workspaces.empty()) {
+    uint64_t tensorBytes = 0, total = 0;
+    for (unsigned t = 0; t < task.tensors.size(); ++t) {
+      auto shape = task.shapeOf(t, params);
+      if (!shape) {
+        consumeError(shape.takeError()); // the task's own check says it
+        continue;
+      }
+      uint64_t n = dtypeSize(task.tensors[t].dtype);
+      for (int64_t d : *shape)
+        n = d > 0 && n > UINT64_MAX / uint64_t(d) ? UINT64_MAX : n * d;
+      tensorBytes = std::min(UINT64_MAX / 8, tensorBytes + n);
+    }
+    uint64_t limit = workspaceLimit(tensorBytes);
+    for (unsigned i = 0; i < out.workspaces.size(); ++i) {
+      total += out.workspaces[i].bytes;
+      if (total > limit) {
+        mistakes.add(makeError(
+            plan.workspaces[i].bytes.loc(),
+            "workspace '" + plan.workspaces[i].name + "' brings the plan's "
+                "workspaces to " + Twine(total) + " bytes here, above the "
+                "limit of " + Twine(limit) + " bytes (4 times the task's "
+                "tensors, at least 1 GiB)"));
+        break;
+      }
+    }
+  }
   for (const TensorMapDecl &m : plan.tensorMaps) {
     mapIndex[m.name] = out.tensorMaps.size();
     ResolvedTensorMap &r = out.tensorMaps.emplace_back();

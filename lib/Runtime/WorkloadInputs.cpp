@@ -54,7 +54,21 @@ MaybeFail WorkloadRunner::allocate() {
   }
   for (const ResolvedWorkspace &w : plan.workspaces) {
     bufs.workspaces.emplace_back();
-    TRY(gpu.allocGuarded(bufs.workspaces.back(), w.bytes));
+    // What the plan asks for and the device cannot give is the plan's.
+    if (MaybeFail f = gpu.allocGuarded(bufs.workspaces.back(), w.bytes)) {
+      if (f->contextLost)
+        return f;
+      size_t freeBytes = 0, totalBytes = 0;
+      d.cuMemGetInfo(&freeBytes, &totalBytes);
+      return Failure{Status::PlanError,
+                     "workspace '" + w.name + "' of " +
+                         std::to_string(w.bytes) +
+                         " bytes cannot be allocated beside the task's "
+                         "tensors (" +
+                         std::to_string(freeBytes >> 20) + " MiB of " +
+                         std::to_string(totalBytes >> 20) +
+                         " MiB free): " + f->message};
+    }
     // zero=once: here, untimed; the kernels keep it zeroed from then on.
     if (w.zero == ZeroFill::Once)
       TRY(gpu.check(

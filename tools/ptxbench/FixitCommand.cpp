@@ -155,6 +155,15 @@ int runFixit() {
     for (auto &[cell, n] : result.distribution)
       outs() << "  " << cell.first << " / " << cell.second << ": " << n
              << "\n";
+    if (!result.harnessErrors.empty()) {
+      outs() << formatv("{0} samples ended in HARNESS_ERROR (the harness's "
+                        "failure, not the model's: neither wrong nor fixed, "
+                        "so not paired; rerun them):",
+                        result.harnessErrors.size());
+      for (size_t i = 0; i < result.harnessErrors.size() && i < 10; ++i)
+        outs() << " " << result.harnessErrors[i];
+      outs() << (result.harnessErrors.size() > 10 ? " ...\n" : "\n");
+    }
     outs() << formatv("entropy over tasks x failure kinds: {0:f3} bits "
                       "(distribution in {1})\n",
                       result.entropy(), statsPath);

@@ -264,6 +264,18 @@ TEST(LaunchPlanTest, ResolveErrors) {
   EXPECT_EQ(resolveError(std::string(k) + "// @ptxbench args A\n" +
                          "// @ptxbench workspace w bytes=-4\n"),
             "sol.cu:3:32: error: workspace size '-4' is -4 bytes here");
+  // A wrong kernel must not shift the blame to the harness by asking for
+  // more scratch than any honest kernel needs: the plan's error, not a
+  // failed allocation on the GPU.
+  EXPECT_EQ(resolveError(std::string(k) + "// @ptxbench args A\n" +
+                         "// @ptxbench workspace small bytes=1024\n" +
+                         "// @ptxbench workspace huge bytes=1099511627776\n"),
+            "sol.cu:4:35: error: workspace 'huge' brings the plan's "
+            "workspaces to 1099511628800 bytes here, above the limit of "
+            "1073741824 bytes (4 times the task's tensors, at least 1 GiB)");
+  EXPECT_EQ(resolveError(std::string(k) + "// @ptxbench args A\n" +
+                         "// @ptxbench workspace a bytes=1073741824\n"),
+            "resolved");
 }
 
 } // namespace

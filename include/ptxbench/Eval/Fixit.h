@@ -46,6 +46,9 @@ struct FixitResult {
   std::vector<llvm::json::Value> records;
   unsigned wrong = 0, unpaired = 0, duplicates = 0, cappedByTask = 0,
            cappedByKind = 0;
+  /// Samples whose run ended in HARNESS_ERROR: the harness's failure, not
+  /// the model's, so neither wrong nor fixed; rerun them.
+  std::vector<std::string> harnessErrors;
   /// (task, failure kind) -> records written.
   std::map<std::pair<std::string, std::string>, unsigned> distribution;
   /// The Shannon entropy, in bits, of `distribution`.

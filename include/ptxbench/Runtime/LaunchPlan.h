@@ -21,7 +21,9 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <optional>
 
 namespace ptxbench::runtime {
@@ -141,10 +143,17 @@ struct ResolvedPlan {
   std::vector<ResolvedWorkspace> workspaces;
 };
 
+/// The most scratch a plan may ask for at a workload whose tensors take
+/// `tensorBytes`: 4 times that, at least 1 GiB.
+inline uint64_t workspaceLimit(uint64_t tensorBytes) {
+  return std::max<uint64_t>(uint64_t(1) << 30, 4 * tensorBytes);
+}
+
 /// Checks names against `task` and evaluates every expression with
 /// `params` (one workload's shape parameters). Also checks the limits the
-/// driver would reject less clearly (dimension ranges, box sizes, rank).
-/// The error holds every mistake, one `file:line:col: error: ...` line each.
+/// driver would reject less clearly (dimension ranges, box sizes, rank)
+/// and the plan's workspaces against workspaceLimit. The error holds every
+/// mistake, one `file:line:col: error: ...` line each.
 llvm::Expected<ResolvedPlan> resolveLaunchPlan(const LaunchPlan &plan,
                                                const Task &task,
                                                const Bindings &params);
