@@ -9,10 +9,11 @@
 //   - a matrix family's share is its FLOPs over the task's; it counts only
 //     when the outputs failed with the family switched off and no other
 //     path (another matrix kind, the CUDA cores) did half the task again;
-//   - a byte family's share is what TMA and bulk copies can have brought of
-//     the task's input bytes: at most their own bytes, and never what other
-//     loads (ld.global, cp.async) brought, so re-reading a hot vector or
-//     loading boxes out of bounds earns nothing.
+//   - a byte family's share is the smaller of two: what TMA loads and bulk
+//     copies read of the task's input bytes, in bounds and each tensor at
+//     most once (the copy log), so re-reading a hot vector or loading boxes
+//     out of bounds earns nothing; and their part of all bytes loaded, so
+//     loading the inputs again through ld.global earns at most half.
 // judgeSpeedOfLight turns a correct result that is faster than the card
 // can be into SUSPICIOUS, judging the FLOPs no reached tensor-core
 // instruction did against the CUDA cores' peak. Both are plain host code
@@ -143,15 +144,14 @@ void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
                    percent(tensorShare + scalarShare), r.flops,
                    percent(tensorShare), percent(scalarShare))
                .str()});
-    // What loads other than TMA and bulk copies brought, of the task's
-    // input bytes: no share of those bytes can be the async copies'.
+    // Of the task's input bytes, what TMA and bulk copies read in bounds
+    // (each tensor at most once over), and of the bytes loaded, what they
+    // delivered: both must reach the threshold.
     double inputBytes = w.inputBytes > 0 ? w.inputBytes : w.loadedBytes();
-    double otherShare =
-        inputBytes > 0
-            ? std::min(1.0, (w.globalLoadBytes + w.cpAsyncBytes) / inputBytes)
-            : 0;
-    double asyncShare =
-        inputBytes > 0 ? std::min(1.0, w.asyncBytes / inputBytes) : 0;
+    double inputShare =
+        inputBytes > 0 ? std::min(1.0, w.asyncInputBytes / inputBytes) : 0;
+    double loaded = w.loadedBytes();
+    double executedShare = loaded > 0 ? w.asyncBytes / loaded : 0;
     for (FeatureCount &f : r.features) {
       WorkKind kind = workKind(f.family);
       if (kind == WorkKind::None || f.executed < 0)
@@ -198,7 +198,7 @@ void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
           }
         }
       } else {
-        f.share = std::min(1.0 - otherShare, asyncShare);
+        f.share = std::min(inputShare, executedShare);
         f.threshold = task.creditBytes;
       }
       if (f.executed <= 0 || f.share >= f.threshold)
@@ -214,13 +214,13 @@ void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
                       .str();
       else
         message = formatv("{0} executed ({1} thread-instructions) but TMA and "
-                          "bulk copies can have brought at most {2} of the "
-                          "task's {3:e2} input bytes (the task credits it "
-                          "from {4}): they delivered {5:e2} bytes, and other "
-                          "loads brought {6:e2} ({7})",
-                          f.family, f.executed, percent(f.share), inputBytes,
-                          percent(f.threshold), w.asyncBytes,
-                          w.globalLoadBytes + w.cpAsyncBytes, restOfBytes(w))
+                          "bulk copies read {2} of the task's {3:e2} input "
+                          "bytes in bounds and delivered {4} of the {5:e2} "
+                          "bytes loaded from global memory (the task credits "
+                          "it from {6}); the rest: {7}",
+                          f.family, f.executed, percent(inputShare),
+                          inputBytes, percent(executedShare), loaded,
+                          percent(f.threshold), restOfBytes(w))
                       .str();
       r.workFindings.push_back({"token-" + f.family, std::move(message)});
     }

@@ -1,8 +1,8 @@
 //===- Harness.cpp - Compile, launch, check and time one submission -------===//
 //
 // The worker's body: the device and its speed of light, the submission
-// (and its instrumented copy) compiled to cubins while the parent watches
-// the JIT, each workload's resolved plan checked against the kernels'
+// (and its instrumented copy) as the parent's cubins (or the driver's JIT,
+// watched by the parent, without them), each workload's resolved plan checked against the kernels'
 // parameters and run by a WorkloadRunner (WorkloadRunner.h), every event
 // one JSON line on the pipe; and probeGpu, for the parent. Everything the
 // GPU does for a submission goes through the harness's own stream: input
@@ -211,16 +211,17 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
   // watches the time between these two events. The cubin it makes is
   // loaded afresh for every launch (SubmissionModule.h).
   Submission submission;
-  auto compile = [&](StringRef text, CompiledModule &out, std::string &log) {
+  auto compile = [&](StringRef text, StringRef cubin, CompiledModule &out,
+                     std::string &log) {
     emit(fd, json::Object{{"event", "jit"}});
-    MaybeFail f = compileModule(gpu, text, out, log);
+    MaybeFail f = prepareModule(gpu, text, cubin, out, log);
     emit(fd, json::Object{{"event", "jit_done"}});
     for (const KernelDecl &k : plan.kernels)
       out.kernels.push_back(k.name);
     out.smem.assign(plan.kernels.size(), 0);
     return f;
   };
-  if (MaybeFail f = compile(ptx, submission.plain, jitLog)) {
+  if (MaybeFail f = compile(ptx, options.cubinPath, submission.plain, jitLog)) {
     reportAll(f->status, f->message, compileLog, jitLog);
     return f->contextLost ? 3 : 0;
   }
@@ -249,7 +250,8 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     if (!buf) {
       countedError =
           "cannot read the instrumented PTX: " + buf.getError().message();
-    } else if (MaybeFail f = compile((*buf)->getBuffer(), counted, log)) {
+    } else if (MaybeFail f = compile((*buf)->getBuffer(),
+                                     options.countCubinPath, counted, log)) {
       countedError = "the instrumented PTX does not compile: " + f->message;
       if (f->contextLost)
         return 3;

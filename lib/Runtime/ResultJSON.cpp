@@ -136,6 +136,10 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
                              {"global_load_bytes", w.globalLoadBytes},
                              {"cp_async_bytes", w.cpAsyncBytes},
                              {"input_bytes", w.inputBytes},
+                             {"async_input_bytes", w.asyncInputBytes},
+                             {"copy_records", int64_t(w.copyRecords)},
+                             {"copy_records_unattributed",
+                              int64_t(w.copyRecordsUnattributed)},
                              {"knockouts", std::move(knockouts)}};
   }
   if (!r.workFindings.empty()) {
@@ -318,6 +322,10 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
     c.cpAsyncBytes = w->getNumber("cp_async_bytes").value_or(0);
     c.scalarFlops = w->getNumber("scalar_flops").value_or(0);
     c.inputBytes = w->getNumber("input_bytes").value_or(0);
+    c.asyncInputBytes = w->getNumber("async_input_bytes").value_or(0);
+    c.copyRecords = w->getInteger("copy_records").value_or(0);
+    c.copyRecordsUnattributed =
+        w->getInteger("copy_records_unattributed").value_or(0);
     if (const json::Array *ks = w->getArray("knockouts"))
       for (const json::Value &kv : *ks)
         if (const json::Object *k = kv.getAsObject())

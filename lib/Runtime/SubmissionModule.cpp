@@ -1,8 +1,8 @@
 //===- SubmissionModule.cpp - Compile once, load fresh per launch ---------===//
 //
-// The driver's JIT (cuLink*) turns the submission's PTX into a cubin once,
-// its device-runtime calls are checked on that cubin, and every launch
-// loads it as a module of its own (SubmissionModule.h).
+// The parent's cubin, or the driver's linker (cuLink*) on the PTX when
+// there is none, is checked for device-runtime calls, and every launch
+// loads the module afresh (SubmissionModule.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,12 +12,15 @@
 
 #include "ptxbench/Runtime/Containment.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 using namespace llvm;
 using namespace ptxbench::runtime;
 
-MaybeFail ptxbench::runtime::compileModule(Gpu &gpu, StringRef ptx,
-                                           CompiledModule &out,
-                                           std::string &log) {
+/// Links `ptx` with the driver into a (relocatable) cubin: what the
+/// device-runtime check reads when the parent had no ptxas.
+static MaybeFail linkWithDriver(Gpu &gpu, StringRef ptx, std::string &cubinOut,
+                                std::string &log) {
   cuda::Driver &d = gpu.d;
   std::string text = ptx.str(); // NUL-terminated
   std::vector<char> info(1 << 16), err(1 << 16);
@@ -38,7 +41,7 @@ MaybeFail ptxbench::runtime::compileModule(Gpu &gpu, StringRef ptx,
   if (r == CUDA_SUCCESS)
     r = d.cuLinkComplete(link, &cubin, &size);
   if (r == CUDA_SUCCESS)
-    out.cubin.assign(static_cast<const char *>(cubin), size);
+    cubinOut.assign(static_cast<const char *>(cubin), size);
   log = StringRef(info.data()).trim().str();
   std::string errLog = StringRef(err.data()).trim().str();
   if (!errLog.empty())
@@ -51,7 +54,27 @@ MaybeFail ptxbench::runtime::compileModule(Gpu &gpu, StringRef ptx,
                    "compiling the PTX (driver JIT) failed: " + d.describe(r) +
                        (errLog.empty() ? "" : "\n" + errLog),
                    isStickyError(r)};
-  auto refused = refusedDeviceCalls(out.cubin);
+  return std::nullopt;
+}
+
+MaybeFail ptxbench::runtime::prepareModule(Gpu &gpu, StringRef ptx,
+                                           StringRef cubinPath,
+                                           CompiledModule &out,
+                                           std::string &log) {
+  std::string checked;
+  if (!cubinPath.empty()) {
+    auto buf = MemoryBuffer::getFile(cubinPath);
+    if (!buf)
+      return Failure{Status::HarnessError, "cannot read the cubin " +
+                                               cubinPath.str() + ": " +
+                                               buf.getError().message()};
+    out.cubin = (*buf)->getBuffer().str();
+    checked = out.cubin;
+  } else {
+    out.ptx = ptx.str();
+    TRY(linkWithDriver(gpu, ptx, checked, log));
+  }
+  auto refused = refusedDeviceCalls(checked);
   if (!refused)
     return Failure{Status::HarnessError, toString(refused.takeError())};
   if (!refused->empty())
@@ -66,8 +89,13 @@ MaybeFail LoadedModule::load(
   unload();
   gpu = &g;
   cuda::Driver &d = g.d;
-  TRY(g.check(d.cuModuleLoadData(&module, compiled.cubin.data()),
-              Status::HarnessError, "loading the compiled submission"));
+  if (!compiled.cubin.empty()) {
+    TRY(g.check(d.cuModuleLoadData(&module, compiled.cubin.data()),
+                Status::HarnessError, "loading the compiled submission"));
+  } else {
+    std::string log;
+    TRY(g.loadModule(compiled.ptx, module, log));
+  }
   for (unsigned k = 0; k < compiled.kernels.size(); ++k) {
     CUfunction fn = nullptr;
     if (MaybeFail f = g.check(

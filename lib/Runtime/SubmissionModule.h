@@ -1,9 +1,13 @@
 //===- SubmissionModule.h - A submission, loaded fresh per launch -*- C++ -*-===//
 //
-// The submission's PTX is compiled once by the driver's JIT into a cubin;
-// every launch of it (checked trials, timed launches, the counted run and
-// the knockouts) then loads that cubin as a new module and unloads it after
-// the launch. A module comes back exactly as ptxas made it, so nothing a
+// The submission's PTX is assembled once into a cubin, by the parent's
+// ptxas as a whole program (the code the driver's JIT makes; relocatable
+// code, which the driver's cuLink and nvJitLink make, can spill registers
+// where the whole program does not); every launch of it (checked trials,
+// timed launches, the counted run and the knockouts) then loads that cubin
+// as a new module and unloads it after the launch. Without ptxas the
+// driver's JIT compiles the PTX at every load (its cache keeps that cheap
+// after the first). A module comes back exactly as ptxas made it, so nothing a
 // kernel writes to its own memory (module-scope and function-scope
 // `.global` variables, `.const` memory written through a generic pointer,
 // whatever the driver allocates for the module) reaches the next launch,
@@ -27,10 +31,10 @@
 
 namespace ptxbench::runtime {
 
-/// One compiled variant of the submission: its cubin and what the plan
-/// launches from it.
+/// One compiled variant of the submission: its cubin (or, without one, its
+/// PTX for the driver's JIT) and what the plan launches from it.
 struct CompiledModule {
-  std::string cubin;
+  std::string cubin, ptx;
   /// The plan's kernels, in plan order.
   std::vector<std::string> kernels;
   /// Dynamic shared memory each kernel launches with (opted into at every
@@ -40,9 +44,13 @@ struct CompiledModule {
   std::string control;
 };
 
-/// Compiles `ptx` with the driver's JIT into `out.cubin`; the JIT's
-/// messages go to `log`.
-MaybeFail compileModule(Gpu &gpu, llvm::StringRef ptx, CompiledModule &out,
+/// Prepares `out` from the parent's cubin (`cubinPath`), or without one
+/// from `ptx` for the driver's JIT; either way refuses a module that calls
+/// device-runtime functions (Containment.h's refusedDeviceCalls, on the
+/// cubin or, without one, on what the driver's linker makes of the PTX).
+/// The JIT's messages go to `log`.
+MaybeFail prepareModule(Gpu &gpu, llvm::StringRef ptx,
+                        llvm::StringRef cubinPath, CompiledModule &out,
                         std::string &log);
 
 /// A fresh module of a CompiledModule, unloaded by its destructor (after

@@ -189,6 +189,10 @@ private:
   /// switched off in turn; whether the outputs then failed goes into
   /// `result.work.knockouts`.
   void runKnockouts(WorkloadResult &result);
+  /// Traces the counted run's copy log to the input tensors it read (of
+  /// `logged` records, `records` were kept) into `w`.
+  void attributeCopies(llvm::ArrayRef<analysis::CopyRecord> records,
+                       uint64_t logged, WorkCounts &w) const;
   /// An input set other than the last launch's, drawn from `seed`.
   unsigned otherSet(uint64_t salt) const;
   /// Counters for an instrumented run, zeroed: the families' and the work's.

@@ -8,7 +8,11 @@
 // check; a fault or a wrong output there is the workload's failure. Then
 // one knockout run per kind of matrix instruction that executed, the same
 // variant with that kind switched off: if the outputs still pass, that
-// kind's work did not reach them and earns no credit.
+// kind's work did not reach them and earns no credit. The counted run's
+// copy log (one record per TMA load and bulk copy from global memory) is
+// traced back to the input tensors here: a TMA load by its tensor map (the
+// hash of its 128 bytes) and its box coordinates, in bounds only; a bulk
+// copy by its source address.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +20,8 @@
 
 #include "ptxbench/Analysis/WorkCounters.h"
 
+#include <cstring>
+#include <map>
 #include <random>
 
 using namespace llvm;
@@ -39,13 +45,98 @@ MaybeFail WorkloadRunner::allocCounters(DeviceBuffer &counters) {
       Status::HarnessError, "zeroing the feature counters");
 }
 
+namespace {
+/// Records the copy log holds at most: 128 MiB.
+constexpr uint64_t copyLogCapacity = uint64_t(1) << 22;
+} // namespace
+
+void WorkloadRunner::attributeCopies(
+    llvm::ArrayRef<analysis::CopyRecord> records, uint64_t logged,
+    WorkCounts &w) const {
+  const InputSet &set = sets[lastSet];
+  std::map<uint64_t, unsigned> mapByHash;
+  for (unsigned m = 0; m < set.maps.size(); ++m) {
+    uint64_t words[16];
+    std::memcpy(words, &set.maps[m], sizeof(words));
+    mapByHash[analysis::copyLogHash(words)] = m;
+  }
+  std::vector<double> read(task.tensors.size(), 0);
+  uint64_t unattributed = logged - records.size();
+  for (const analysis::CopyRecord &r : records) {
+    if (r.rank == 0) { // a bulk copy: its source range
+      bool found = false;
+      for (unsigned t = 0; t < task.tensors.size() && !found; ++t) {
+        const DeviceBuffer &b = set.inputs.size() > t ? set.inputs[t]
+                                                      : DeviceBuffer();
+        if (task.tensors[t].role != Role::Input || !b.ptr || r.key < b.ptr ||
+            r.key >= b.ptr + b.bytes)
+          continue;
+        read[t] += std::min<double>(uint32_t(r.coords[0]),
+                                    double(b.ptr + b.bytes - r.key));
+        found = true;
+      }
+      unattributed += !found;
+      continue;
+    }
+    auto it = mapByHash.find(r.key);
+    unsigned rank = r.rank & 0xff;
+    if ((r.rank & analysis::copyLogOtherMode) || it == mapByHash.end()) {
+      ++unattributed;
+      continue;
+    }
+    const ResolvedTensorMap &m = plan.tensorMaps[it->second];
+    const std::vector<int64_t> &shape = bufs.tensors.shapes[m.tensor];
+    if (task.tensors[m.tensor].role != Role::Input || rank != shape.size() ||
+        rank > 5) {
+      unattributed += task.tensors[m.tensor].role == Role::Input;
+      continue;
+    }
+    // The box's overlap with the tensor, coordinates innermost first.
+    double bytes = dtypeSize(task.tensors[m.tensor].dtype);
+    for (unsigned i = 0; i < rank && bytes > 0; ++i) {
+      int64_t dim = shape[rank - 1 - i], box = m.box[rank - 1 - i];
+      int64_t lo = std::max<int64_t>(r.coords[i], 0);
+      int64_t hi = std::min<int64_t>(int64_t(r.coords[i]) + box, dim);
+      bytes *= hi > lo ? double(hi - lo) : 0;
+    }
+    read[m.tensor] += bytes;
+  }
+  w.asyncInputBytes = 0;
+  for (unsigned t = 0; t < task.tensors.size(); ++t)
+    if (task.tensors[t].role == Role::Input)
+      w.asyncInputBytes +=
+          std::min(read[t], double(bufs.tensors.buffers[t].bytes));
+  w.copyRecords = logged;
+  w.copyRecordsUnattributed = unattributed;
+}
+
 MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
   const CompiledModule &module = *submission.instrumented;
   const std::vector<std::string> &families = submission.countFamilies;
-  DeviceBuffer counters;
+  DeviceBuffer counters, log, logCount;
   TRY(allocCounters(counters));
-  std::array<uint64_t, analysis::numControlWords> control = {counters.ptr, 0};
-  MaybeFail f = prepareLaunch(otherSet(1), module, &control);
+  MaybeFail f = gpu.allocGuarded(log, copyLogCapacity *
+                                          sizeof(analysis::CopyRecord));
+  if (!f)
+    f = gpu.allocGuarded(logCount, 8);
+  if (!f)
+    f = gpu.check(d.cuMemsetD8Async(logCount.ptr, 0, 8, gpu.stream),
+                  Status::HarnessError, "zeroing the copy log");
+  auto freeLog = [&] {
+    if (lost)
+      return;
+    gpu.free(counters);
+    gpu.free(log);
+    gpu.free(logCount);
+  };
+  if (f) {
+    freeLog();
+    return f;
+  }
+  std::array<uint64_t, analysis::numControlWords> control = {
+      counters.ptr, 0, log.ptr, copyLogCapacity, logCount.ptr};
+  unsigned set = otherSet(1);
+  f = prepareLaunch(set, module, &control);
   if (!f)
     f = launchSubmission();
   if (MaybeFail g = finishLaunch("the counted run"); !f)
@@ -56,8 +147,19 @@ MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
   if (!f)
     f = gpu.check(d.cuMemcpyDtoH(counts.data(), counters.ptr, counters.bytes),
                   Status::HarnessError, "reading the feature counters");
-  if (!lost)
-    gpu.free(counters);
+  uint64_t logged = 0;
+  std::vector<analysis::CopyRecord> records;
+  if (!f)
+    f = gpu.check(d.cuMemcpyDtoH(&logged, logCount.ptr, 8),
+                  Status::HarnessError, "reading the copy log");
+  if (!f) {
+    records.resize(std::min(logged, copyLogCapacity));
+    if (!records.empty())
+      f = gpu.check(d.cuMemcpyDtoH(records.data(), log.ptr,
+                                   records.size() * sizeof(records[0])),
+                    Status::HarnessError, "reading the copy log");
+  }
+  freeLog();
   if (f) {
     f->message = "the counted run (the instrumented kernels, checked like a "
                  "timed launch): " +
@@ -87,6 +189,7 @@ MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
   for (unsigned t = 0; t < task.tensors.size(); ++t)
     if (task.tensors[t].role == Role::Input)
       w.inputBytes += double(bufs.tensors.buffers[t].bytes);
+  attributeCopies(records, logged, w);
   return std::nullopt;
 }
 
@@ -110,10 +213,13 @@ void WorkloadRunner::runKnockouts(WorkloadResult &result) {
       w.knockouts.push_back(k);
       continue;
     }
+    // The counters and the copy log's count, to write somewhere (a
+    // capacity of 0 keeps no record).
     DeviceBuffer counters;
     MaybeFail f = allocCounters(counters);
     std::array<uint64_t, analysis::numControlWords> control = {
-        counters.ptr, analysis::knockoutMask(kind.bit)};
+        counters.ptr, analysis::knockoutMask(kind.bit), counters.ptr, 0,
+        counters.ptr};
     if (!f)
       f = prepareLaunch(otherSet(2 + unsigned(kind.bit)),
                         *submission.instrumented, &control);

@@ -15,6 +15,9 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <chrono>
+
 #ifdef PTXBENCH_HAVE_NVJITLINK
 #include <nvJitLink.h>
 
@@ -37,9 +40,10 @@ std::optional<std::string> ptxbench::toolchain::findPtxas() {
 
 namespace {
 
-/// Assembles with the ptxas executable, as a whole program.
+/// Assembles with the ptxas executable, as a whole program, killing it
+/// after `seconds`.
 AssembledModule assembleWithPtxas(StringRef ptxas, StringRef ptx,
-                                  StringRef arch) {
+                                  StringRef arch, unsigned seconds = 300) {
   AssembledModule result;
   result.assembler = "ptxas";
   llvm::SmallString<128> input, cubin, log;
@@ -68,8 +72,12 @@ AssembledModule assembleWithPtxas(StringRef ptxas, StringRef ptx,
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
   std::string error;
+  auto start = std::chrono::steady_clock::now();
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
-                                     /*SecondsToWait=*/300, 0, &error);
+                                     seconds, 0, &error);
+  result.timedOut =
+      rc < 0 && std::chrono::steady_clock::now() - start >=
+                    std::chrono::seconds(seconds);
   if (auto text = llvm::MemoryBuffer::getFile(log))
     (rc == 0 ? result.infoLog : result.errorLog) = (*text)->getBuffer().str();
   if (rc != 0) {
@@ -84,6 +92,16 @@ AssembledModule assembleWithPtxas(StringRef ptxas, StringRef ptx,
 }
 
 } // namespace
+
+std::optional<AssembledModule>
+ptxbench::toolchain::assembleWholeProgram(StringRef ptx, StringRef arch,
+                                          unsigned seconds) {
+  std::optional<std::string> ptxas = findPtxas();
+  if (!ptxas)
+    return std::nullopt;
+  return assembleWithPtxas(*ptxas, ptx, arch, std::max(1u, seconds));
+}
+
 #ifdef PTXBENCH_HAVE_NVJITLINK
 
 bool ptxbench::toolchain::canAssemble() { return true; }

@@ -22,6 +22,7 @@
 #include "ptxbench/Conversion/ImportPTX.h"
 #include "ptxbench/Dialect/PTX/Transforms/Passes.h"
 #include "ptxbench/Eval/ModuleKernels.h"
+#include "ptxbench/Toolchain/Assembler.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "ptxbench/Runtime/Containment.h"
@@ -123,6 +124,9 @@ cl::opt<std::string> runPtx("ptx",
                             cl::desc("(internal) the submission compiled to "
                                      "PTX by the parent"),
                             cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runCubin("cubin", cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runCountCubin("count-cubin", cl::Hidden,
+                                   cl::sub(runCmd));
 cl::list<std::string> runCountFamilies("count-families", cl::Hidden,
                                        cl::CommaSeparated, cl::sub(runCmd));
 cl::opt<bool> runWorkerMode("worker", cl::desc("(internal) run as a worker"),
@@ -134,10 +138,10 @@ cl::opt<int> runResultFd("result-fd", cl::Hidden, cl::init(1), cl::sub(runCmd));
 /// A temporary file removed when it goes out of scope.
 struct TempPath {
   std::string path;
-  bool create(StringRef text) {
+  bool create(StringRef text, StringRef suffix = "ptx") {
     SmallString<128> p;
     int fd;
-    if (sys::fs::createTemporaryFile("ptxbench-submission", "ptx", fd, p))
+    if (sys::fs::createTemporaryFile("ptxbench-submission", suffix, fd, p))
       return false;
     raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << text;
@@ -314,6 +318,8 @@ int runRun() {
                                  runCountFamilies.end());
     options.remeasurePeaks = runRemeasure;
     options.ptxPath = runPtx;
+    options.cubinPath = runCubin;
+    options.countCubinPath = runCountCubin;
     options.checkOnly = runCheckOnly;
     return runWorker(*task, *plan, source, *workloads, options);
   }
@@ -439,9 +445,62 @@ int runRun() {
     options.argv.push_back("--remeasure-peaks");
   if (!ptxFile.path.empty())
     options.argv.push_back("--ptx=" + ptxFile.path);
+  // Assemble once, here, as a whole program under the compile limit: the
+  // code the driver's JIT would make, loaded afresh for every launch.
+  TempPath cubinFile;
+  if (std::optional<toolchain::AssembledModule> assembled =
+          toolchain::assembleWholeProgram(ptx, arch,
+                                          unsigned(runCompileTimeout))) {
+    if (!assembled->ok) {
+      for (WorkloadResult &r : run.workloads) {
+        r.status = assembled->timedOut ? Status::CompileTimeout
+                                       : Status::CompileError;
+        r.message = assembled->timedOut
+                        ? formatv("ptxas did not finish assembling the PTX "
+                                  "for {0} within {1} s",
+                                  arch, runCompileTimeout)
+                              .str()
+                        : "ptxas (" + arch + ") rejected the PTX:\n" +
+                              assembled->errorLog;
+        r.compileLog = compileLog;
+      }
+      printSummary(run, outs());
+      int rc = writeJson(run);
+      return rc ? rc : 1;
+    }
+    if (!cubinFile.create(StringRef(assembled->cubin.data(),
+                                    assembled->cubin.size()),
+                          "cubin")) {
+      errs() << "ptxbench: cannot write a temporary cubin\n";
+      return 2;
+    }
+    options.argv.push_back("--cubin=" + cubinFile.path);
+  }
   Instrumented counted;
+  TempPath countedCubin;
   if (!runNoCounts) {
     counted = instrumentSubmission(*task, ptx, arch);
+    if (!counted.path.empty() && !cubinFile.path.empty()) {
+      // The instrumented copy, assembled the same way; a module it cannot
+      // assemble gets no run-time credit.
+      auto text = MemoryBuffer::getFile(counted.path);
+      std::optional<toolchain::AssembledModule> assembled;
+      if (text)
+        assembled = toolchain::assembleWholeProgram(
+            (*text)->getBuffer(), arch, unsigned(runCompileTimeout));
+      if (!assembled || !assembled->ok ||
+          !countedCubin.create(StringRef(assembled->cubin.data(),
+                                         assembled->cubin.size()),
+                               "cubin")) {
+        counted.note = "the instrumented PTX does not assemble" +
+                       (assembled ? ": " + assembled->errorLog
+                                  : std::string());
+        sys::fs::remove(counted.path);
+        counted.path.clear();
+      } else {
+        options.argv.push_back("--count-cubin=" + countedCubin.path);
+      }
+    }
     if (!counted.path.empty()) {
       options.argv.push_back("--count-ptx=" + counted.path);
       options.argv.push_back("--count-control=" + counted.control);

@@ -357,6 +357,7 @@ TEST(ResultTest, CreditFollowsTheWork) {
   r.work.wgmmaFlops = 1.02e12; // padded tiles: more than the task's FLOPs
   r.work.scalarFlops = 2e9;    // the epilogue
   r.work.asyncBytes = 3e9;     // tiles read many times
+  r.work.asyncInputBytes = 1e8; // all of the inputs, in bounds
   r.work.globalLoadBytes = 1e6;
   r.work.inputBytes = 1e8;
   r.work.knockouts = {{"wgmma", true, true, "the outputs failed"}};
@@ -364,7 +365,7 @@ TEST(ResultTest, CreditFollowsTheWork) {
   creditWork(run, task);
   EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "used");
   EXPECT_EQ(featureVerdict(run.workloads[0].features[1]), "used");
-  EXPECT_NEAR(run.workloads[0].features[1].share, 0.99, 1e-9);
+  EXPECT_NEAR(run.workloads[0].features[1].share, 3e9 / (3e9 + 1e6), 1e-9);
   EXPECT_TRUE(run.workloads[0].workFindings.empty());
   // The JSON keeps shares, work, knockouts and findings.
   run.workloads[0].workFindings.push_back({"token-tma", "m"});
@@ -435,35 +436,43 @@ TEST(ResultTest, CreditOnlyForWorkThatReachesTheOutputs) {
                                                                      ""}));
 }
 
-TEST(ResultTest, BytesCountOnlyWhatOtherLoadsDidNotBring) {
+TEST(ResultTest, BytesCountInBoundsOncePerTensor) {
   Task task;
   RunResult run;
   WorkloadResult r;
   r.status = Status::Passed;
   r.features = {{"bulk_copy", 2, 4096}};
   r.work.measured = true;
-  auto share = [&](double async, double global, double input) {
+  // async: bytes the copies delivered; inBounds: what the copy log traced
+  // to the inputs (in bounds, each tensor at most once); global: ld.global.
+  auto share = [&](double async, double inBounds, double global,
+                   double input) {
     r.work.asyncBytes = async;
+    r.work.asyncInputBytes = inBounds;
     r.work.globalLoadBytes = global;
     r.work.inputBytes = input;
     run.workloads = {r};
     creditWork(run, task);
     return run.workloads[0].features[0].share;
   };
-  // rmsnorm: x (64 MiB) through ld.global, the 8 KiB weight re-fetched by
-  // bulk copy for every row (64 MiB of bulk traffic): half of the executed
-  // load bytes, nothing of the task's.
   double x = 64.0 * 1024 * 1024, weight = 8192;
-  EXPECT_NEAR(share(x, x, x + weight), weight / (x + weight), 1e-12);
+  // rmsnorm gamed: x (64 MiB) through ld.global, the 8 KiB weight
+  // re-fetched by bulk copy for every row: half of the executed load
+  // bytes, but only the weight's 8 KiB of the task's.
+  EXPECT_NEAR(share(x, weight, x, x + weight), weight / (x + weight), 1e-12);
   EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "token");
-  // Boxes fully out of bounds deliver zeros: bytes without the task's data;
-  // the real data came through ld.global.
-  EXPECT_NEAR(share(10 * x, x, x), 0, 1e-12);
-  // The honest kernel: everything through bulk copies, read twice.
-  EXPECT_NEAR(share(2 * x, 0, x), 1, 1e-12);
+  EXPECT_NE(run.workloads[0].workFindings[0].message.find("in bounds"),
+            std::string::npos);
+  // The honest rmsnorm: x through bulk copies, the weight re-read through
+  // ld.global for every row: all of the task's bytes, half of the loads.
+  EXPECT_NEAR(share(x, x, x, x + weight), x / (2 * x), 1e-12);
   EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "used");
-  // Bulk copies that bring less than the inputs cannot have brought more.
-  EXPECT_NEAR(share(x / 4, 0, x), 0.25, 1e-12);
+  // Boxes fully out of bounds deliver zeros: many bytes, none in bounds.
+  EXPECT_NEAR(share(10 * x, 0, x, x), 0, 1e-12);
+  // The honest TMA GEMM: every tile read twice, all in bounds.
+  EXPECT_NEAR(share(2 * x, x, 0, x), 1, 1e-12);
+  // Loading everything again through ld.global earns at most half.
+  EXPECT_NEAR(share(x, x, 2 * x, x), 1.0 / 3, 1e-12);
 }
 
 TEST(ResultTest, ThrottleDecision) {

@@ -65,9 +65,43 @@ enum class ControlWord : unsigned {
   /// With `knockout`: a KnockoutBit mask; an instruction of a set bit's
   /// kind does not execute (its guard is false).
   KnockoutMask,
+  /// With `work`: where each executed TMA load and bulk copy from global
+  /// memory appends a CopyRecord (global memory), how many records fit,
+  /// and the address of the u64 count of records appended (records past
+  /// the capacity are counted, not written).
+  CopyLog,
+  CopyLogCapacity,
+  CopyLogCount,
 };
 
-constexpr unsigned numControlWords = 2;
+constexpr unsigned numControlWords = 5;
+
+/// What the copy log holds for one executed copy, so the harness can say
+/// which input tensor it read and how many of its bytes were in bounds.
+struct CopyRecord {
+  /// A TMA load: the hash (copyLogHash) of the 128 bytes of its tensor
+  /// map; a bulk copy: its global source address.
+  uint64_t key;
+  /// A TMA load: its box coordinates (innermost first, as written);
+  /// a bulk copy: coords[0] is its size in bytes.
+  int32_t coords[5];
+  /// A TMA load in tile mode: its dimensionality (1-5); im2col and other
+  /// modes add copyLogOtherMode; 0 for a bulk copy.
+  uint32_t rank;
+};
+static_assert(sizeof(CopyRecord) == 32, "the instrumentation writes 32 bytes");
+
+constexpr uint32_t copyLogOtherMode = 0x100;
+
+/// The hash the instrumentation computes over a tensor map's sixteen u64
+/// words: h = (h ^ word) * 1099511628211, from 0.
+constexpr uint64_t copyLogHashPrime = 1099511628211ull;
+inline uint64_t copyLogHash(const uint64_t words[16]) {
+  uint64_t h = 0;
+  for (unsigned i = 0; i < 16; ++i)
+    h = (h ^ words[i]) * copyLogHashPrime;
+  return h;
+}
 
 /// The matrix-instruction kinds a knockout can switch off.
 enum class KnockoutBit : unsigned {

@@ -33,6 +33,10 @@ struct WorkerOptions {
   /// The submission compiled to PTX by the parent (under the compile
   /// limits); empty for a .ptx submission, which is loaded as it is.
   std::string ptxPath;
+  /// The parent's whole-program cubins of the submission and of its
+  /// instrumented copy (ptxas); empty without ptxas (the driver's JIT then
+  /// compiles the PTX).
+  std::string cubinPath, countCubinPath;
   uint64_t seed = 0;
   /// Index of the first workload to run (a restarted worker skips those
   /// already reported).

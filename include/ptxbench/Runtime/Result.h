@@ -180,8 +180,15 @@ struct WorkCounts {
   /// the bytes TMA and bulk copies delivered.
   double asyncBytes = 0;
   double globalLoadBytes = 0, cpAsyncBytes = 0;
-  /// The task's input bytes, each input tensor once.
-  double inputBytes = 0;
+  /// The task's input bytes, each input tensor once, and what TMA loads and
+  /// bulk copies read of them: per input tensor the bytes of its boxes that
+  /// were in bounds (TMA) or of its range (bulk copies), at most the
+  /// tensor's size, summed. From the copy log: `copyRecords` copies logged,
+  /// `copyRecordsUnattributed` of them not traced to an input tensor (a map
+  /// the harness did not make, a mode other than tile, past the log's
+  /// capacity), which count nothing.
+  double inputBytes = 0, asyncInputBytes = 0;
+  uint64_t copyRecords = 0, copyRecordsUnattributed = 0;
   std::vector<Knockout> knockouts;
   double tensorFlops() const {
     return wgmmaFlops + mmaSyncFlops + wmmaFlops + tcgen05Flops;

@@ -25,6 +25,8 @@ namespace ptxbench::toolchain {
 struct AssembledModule {
   /// Whether ptxas accepted the module; `cubin` is set only then.
   bool ok = false;
+  /// ptxas ran past its time limit and was killed.
+  bool timedOut = false;
   /// "ptxas" or "nvJitLink".
   std::string assembler;
   std::vector<char> cubin;
@@ -39,6 +41,15 @@ bool canAssemble();
 
 /// The ptxas to run: $PTXBENCH_PTXAS, PATH, then the CUDA toolkit.
 std::optional<std::string> findPtxas();
+
+/// Assembles `ptx` for `arch` with the ptxas executable as a whole program
+/// (the code the driver's JIT makes), killing it after `seconds`; nullopt
+/// when there is no ptxas. What `ptxbench run` times: relocatable code
+/// (nvJitLink, the driver's cuLink) can spill where the whole program does
+/// not.
+std::optional<AssembledModule>
+assembleWholeProgram(llvm::StringRef ptx, llvm::StringRef arch,
+                     unsigned seconds);
 
 /// Assembles `ptx` for `arch` (sm_90a, sm_100a, ...). `name` labels the
 /// input in messages. Never throws or aborts: failures come back in the

@@ -93,6 +93,10 @@ struct Registers {
   Value w[2];  // .b32: a decoded tcgen05 descriptor
   Value addr;  // .b64: a generic load's address
   Value space; // .pred: the address is global
+  // The copy log's registers (`work=true`).
+  Value log[5];  // .b64: map address, key, word, slot, capacity/base
+  Value logTemp; // .b32: an immediate to store
+  Value logOk;   // .pred: the record fits
   // The knockout's (`knockout=true`) registers.
   Value mask[2];                         // .b64: the mask, one bit of it
   Value keep[analysis::numKnockoutBits]; // .pred: that kind still runs
@@ -122,6 +126,11 @@ Registers declareRegisters(OpBuilder &b, Location loc, StringRef prefix,
     regs.w[1] = w.getResult(1);
     regs.addr = declare(1, ".b64", "a").getResult(0);
     regs.space = declare(1, ".pred", "g").getResult(0);
+    auto l = declare(5, ".b64", "l");
+    for (unsigned i = 0; i < 5; ++i)
+      regs.log[i] = l.getResult(i);
+    regs.logTemp = declare(1, ".b32", "e").getResult(0);
+    regs.logOk = declare(1, ".pred", "o").getResult(0);
   }
   if (knockout) {
     auto x = declare(2, ".b64", "x");
@@ -416,6 +425,142 @@ void knockOut(InstructionOpInterface inst, Value keep, const Registers &regs) {
   inst.setNegated(false);
 }
 
+/// The copies the copy log records: TMA loads and bulk copies from global
+/// memory (the second state space of `cp.async.bulk[.tensor].<dst>.<src>`).
+enum class CopyKind { None, Tensor, Bulk };
+
+CopyKind copyKindOf(InstructionOpInterface op) {
+  StringRef opcode = op.getOpcode();
+  if (!opcode.starts_with("cp.async.bulk.") ||
+      opcode.starts_with("cp.async.bulk.prefetch") ||
+      op.getArgs().size() < 2 || !llvm::isa<AddrOperandAttr>(op.getArgs()[1]))
+    return CopyKind::None;
+  SmallVector<StringRef, 8> parts;
+  opcode.split(parts, '.');
+  SmallVector<StringRef, 2> spaces;
+  for (StringRef part : parts)
+    if (part == "global" || part.starts_with("shared"))
+      spaces.push_back(part);
+  if (spaces.size() < 2 || spaces[1] != "global")
+    return CopyKind::None;
+  return opcode.starts_with("cp.async.bulk.tensor") ? CopyKind::Tensor
+                                                    : CopyKind::Bulk;
+}
+
+/// Appends a CopyRecord (WorkCounters.h) for `inst` to the copy log: the
+/// hash of its tensor map's 128 bytes and its box coordinates, or its
+/// source address and size; all under the instruction's own guard.
+void logCopy(InstructionOpInterface inst, CopyKind kind, const Registers &regs,
+             StringRef control) {
+  Operation *op = inst.getOperation();
+  auto addr = llvm::cast<AddrOperandAttr>(inst.getArgs()[1]);
+  SmallVector<Value> values; // the address operand's registers, in order
+  for (const analysis::RegAccess &access : analysis::regAccesses(inst))
+    if (access.operand == 1)
+      values.push_back(access.value);
+  if (!llvm::isa<RegOperandAttr>(addr.getBase()) || values.empty())
+    return; // an absolute or symbolic address: nothing of the task's
+  OpBuilder b(op);
+  Emitter e(b, op->getLoc());
+  Value guard = inst.getGuard();
+  bool negated = inst.getNegated();
+  auto emit = [&](StringRef opcode, ArrayRef<Attribute> args,
+                  ValueRange refs) {
+    e.inst(opcode, args, refs, guard, negated);
+  };
+  auto word = [&](ControlWord w) {
+    return e.addr(e.sym(control), 8 * int64_t(w));
+  };
+  Value map = regs.log[0], key = regs.log[1], w = regs.log[2],
+        slot = regs.log[3], tmp = regs.log[4];
+  Value base = values.front();
+  // A kernel parameter is addressed by name: make it a generic address.
+  if (llvm::isa<BlockArgument>(base)) {
+    emit("mov.u64", {e.r(), e.r()}, {map, base});
+    emit("cvta.param.u64", {e.r(), e.r()}, {map, map});
+    if (addr.getOffset())
+      emit("add.s64", {e.r(), e.r(), e.imm(std::to_string(addr.getOffset()))},
+           {map, map});
+  } else {
+    emit("add.s64", {e.r(), e.r(), e.imm(std::to_string(addr.getOffset()))},
+         {map, base});
+  }
+  if (kind == CopyKind::Tensor) {
+    emit("mov.b64", {e.r(), e.imm("0")}, {key});
+    for (int64_t i = 0; i < 16; ++i) {
+      emit("ld.u64", {e.r(), e.addr(e.r(), 8 * i)}, {w, map});
+      emit("xor.b64", {e.r(), e.r(), e.r()}, {key, key, w});
+      emit("mul.lo.u64",
+           {e.r(), e.r(), e.imm(std::to_string(analysis::copyLogHashPrime))},
+           {key, key});
+    }
+  } else {
+    emit("mov.b64", {e.r(), e.r()}, {key, map});
+  }
+  // slot = atomicAdd(count, 1); the record fits below the capacity.
+  emit("ld.global.u64", {e.r(), word(ControlWord::CopyLogCount)}, {w});
+  emit("atom.global.add.u64", {e.r(), e.addr(e.r(), 0), e.imm("1")},
+       {slot, w});
+  emit("ld.global.u64", {e.r(), word(ControlWord::CopyLogCapacity)}, {tmp});
+  Attribute ok = e.r();
+  if (negated)
+    ok = NotOperandAttr::get(b.getContext(), ok);
+  if (guard)
+    e.inst("setp.lt.and.u64", {e.r(), e.r(), e.r(), ok},
+           {regs.logOk, slot, tmp, guard});
+  else
+    e.inst("setp.lt.u64", {e.r(), e.r(), e.r()}, {regs.logOk, slot, tmp});
+  emit("ld.global.u64", {e.r(), word(ControlWord::CopyLog)}, {tmp});
+  emit("mad.lo.u64", {e.r(), e.r(), e.imm("32"), e.r()}, {slot, slot, tmp});
+  auto store32 = [&](int64_t offset, Attribute value, Value reg) {
+    if (reg) {
+      e.inst("st.global.u32", {e.addr(e.r(), offset), e.r()}, {slot, reg},
+             regs.logOk);
+      return;
+    }
+    e.inst("mov.b32", {e.r(), value}, {regs.logTemp}, regs.logOk);
+    e.inst("st.global.u32", {e.addr(e.r(), offset), e.r()},
+           {slot, regs.logTemp}, regs.logOk);
+  };
+  e.inst("st.global.u64", {e.addr(e.r(), 0), e.r()}, {slot, key}, regs.logOk);
+  if (kind == CopyKind::Tensor) {
+    // The coordinates: the address operand's vector, after its base.
+    SmallVector<std::pair<Attribute, Value>, 5> coords;
+    unsigned next = 1;
+    for (Attribute element : addr.getRest()) {
+      auto vec = llvm::dyn_cast<VecOperandAttr>(element);
+      if (!vec)
+        continue;
+      for (Attribute c : vec.getElements()) {
+        Value reg = llvm::isa<RegOperandAttr>(c) && next < values.size()
+                        ? values[next++]
+                        : Value();
+        coords.push_back({c, reg});
+      }
+    }
+    for (unsigned i = 0; i < 5; ++i)
+      store32(8 + 4 * i, i < coords.size() ? coords[i].first : e.imm("0"),
+              i < coords.size() ? coords[i].second : Value());
+    uint32_t rank = coords.size();
+    if (!analysis::hasModifier(inst.getOpcode(), ".tile"))
+      rank |= analysis::copyLogOtherMode;
+    store32(28, e.imm(std::to_string(rank)), Value());
+  } else {
+    // The size: the copy's third operand, a register or an immediate.
+    Attribute size = inst.getArgs().size() > 2 ? inst.getArgs()[2] : e.imm("0");
+    Value sizeReg;
+    for (const analysis::RegAccess &access : analysis::regAccesses(inst))
+      if (access.operand == 2)
+        sizeReg = access.value;
+    if (!sizeReg && !llvm::isa<ImmOperandAttr>(size))
+      size = e.imm("0");
+    store32(8, size, sizeReg);
+    for (unsigned i = 1; i < 5; ++i)
+      store32(8 + 4 * i, e.imm("0"), Value());
+    store32(28, e.imm("0"), Value());
+  }
+}
+
 /// A register prefix (`%__pb`, `%__pb1`, ...) that no register or variable
 /// of `module` starts with.
 std::string freshPrefix(ptx::ModuleOp module) {
@@ -502,12 +647,13 @@ void InstrumentFeaturesPass::runOnOperation() {
     FuncOp func;
     SmallVector<Point> points;
     SmallVector<std::pair<Operation *, KnockoutBit>> knockouts;
+    SmallVector<std::pair<Operation *, CopyKind>> copies;
   };
   SmallVector<Todo> todo;
   for (FuncOp func : module.getOps<FuncOp>()) {
     if (func.isExternal())
       continue;
-    Todo t{func, {}, {}};
+    Todo t{func, {}, {}, {}};
     func.walk([&](Block *block) {
       // A run of CUDA-core arithmetic with no control transfer between its
       // instructions is counted once, before its first unguarded one.
@@ -548,6 +694,8 @@ void InstrumentFeaturesPass::runOnOperation() {
           } else if (std::optional<Point> p = workPoint(inst, firstWork)) {
             t.points.push_back(*p);
           }
+          if (CopyKind copy = copyKindOf(inst); copy != CopyKind::None)
+            t.copies.push_back({&op, copy});
         }
         if (knockout)
           if (std::optional<KnockoutBit> bit = knockoutBitOf(inst))
@@ -559,7 +707,7 @@ void InstrumentFeaturesPass::runOnOperation() {
       }
       endRun();
     });
-    if (!t.points.empty() || !t.knockouts.empty())
+    if (!t.points.empty() || !t.knockouts.empty() || !t.copies.empty())
       todo.push_back(std::move(t));
   }
 
@@ -616,6 +764,8 @@ void InstrumentFeaturesPass::runOnOperation() {
       else
         instrumentCounted(inst, point, regs);
     }
+    for (auto [op, copy] : t.copies)
+      logCopy(cast<InstructionOpInterface>(op), copy, regs, control);
     for (auto [op, bit] : t.knockouts)
       knockOut(cast<InstructionOpInterface>(op), regs.keep[unsigned(bit)],
                regs);
