@@ -7,8 +7,9 @@
 // family's share of the task's work and a `used`/`token` verdict against
 // the task's thresholds:
 //   - a matrix family's share is its FLOPs over the task's; it counts only
-//     when the outputs failed with the family switched off and no other
-//     path (another matrix kind, the CUDA cores) did half the task again;
+//     when the outputs failed with the family switched off, and only as
+//     far as the other paths (the other matrix kinds and the CUDA cores,
+//     together) left room for it: what they did cannot be its work too;
 //   - a byte family's share is the smaller of two: what TMA loads and bulk
 //     copies read of the task's input bytes, in bounds and each tensor at
 //     most once (the copy log), so re-reading a hot vector or loading boxes
@@ -108,21 +109,27 @@ StringRef matrixKindOf(StringRef family) {
   return family == "tmem" ? StringRef("tcgen05") : family;
 }
 
-/// The largest share of the task's FLOPs another path did than `kind`: the
-/// other matrix kinds and the CUDA cores.
-std::pair<double, std::string> otherPath(const WorkCounts &w, StringRef kind,
-                                         double taskFlops) {
-  std::pair<double, std::string> best{0, ""};
+/// The share of the task's FLOPs the other paths did than `kind`, between
+/// them (the other matrix kinds and the CUDA cores), and their names.
+std::pair<double, std::string> otherPaths(const WorkCounts &w, StringRef kind,
+                                          double taskFlops) {
+  double share = 0;
+  std::vector<std::string> names;
   for (auto [name, label] :
        {std::pair<StringRef, StringRef>{"wgmma", "wgmma"},
         {"mma_sync", "mma.sync"},
         {"wmma", "wmma"},
         {"tcgen05", "tcgen05.mma"}})
-    if (name != kind && w.flopsOf(name) / taskFlops > best.first)
-      best = {w.flopsOf(name) / taskFlops, label.str()};
-  if (w.scalarFlops / taskFlops > best.first)
-    best = {w.scalarFlops / taskFlops, "CUDA-core arithmetic (FFMA ...)"};
-  return best;
+    if (name != kind && w.flopsOf(name) > 0) {
+      share += w.flopsOf(name) / taskFlops;
+      names.push_back((label + " " + percent(w.flopsOf(name) / taskFlops)).str());
+    }
+  if (w.scalarFlops > 0) {
+    share += w.scalarFlops / taskFlops;
+    names.push_back("CUDA-core arithmetic " +
+                    percent(w.scalarFlops / taskFlops));
+  }
+  return {share, join(names, ", ")};
 }
 
 } // namespace
@@ -164,7 +171,7 @@ void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
         f.threshold = task.creditFlops;
         if (f.executed > 0 && f.share >= f.threshold) {
           const Knockout *k = w.knockout(matrix);
-          auto [other, otherName] = otherPath(w, matrix, r.flops);
+          auto [other, otherNames] = otherPaths(w, matrix, r.flops);
           if (!k || !k->ran) {
             f.withheld = "knockout-not-run";
             r.workFindings.push_back(
@@ -185,15 +192,18 @@ void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
                          "reach the outputs, so its work does not count",
                          f.family, percent(f.share))
                      .str()});
-          } else if (other >= 0.5) {
+          } else if (1 - other < f.threshold) {
+            // What the other paths did cannot be this family's work too.
             f.withheld = "duplicated-work";
             r.workFindings.push_back(
                 {f.withheld,
-                 formatv("{0} did {1} of the task's FLOPs and {2} did {3} "
-                         "more: the task's work was done twice, so the "
-                         "{0} share does not count",
-                         f.family, percent(f.share), otherName,
-                         percent(other))
+                 formatv("{0} did {1} of the task's FLOPs, but other paths "
+                         "did {2} between them ({3}): at most {4} of the "
+                         "task's work can be {0}'s, below the {5} the task "
+                         "credits",
+                         f.family, percent(f.share), percent(other),
+                         otherNames, percent(std::max(0.0, 1 - other)),
+                         percent(f.threshold))
                      .str()});
           }
         }

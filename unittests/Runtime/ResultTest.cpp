@@ -426,6 +426,27 @@ TEST(ResultTest, CreditOnlyForWorkThatReachesTheOutputs) {
   for (const auto &f : run.workloads[0].workFindings)
     aboveOne |= f.kind == "work-share-above-one";
   EXPECT_TRUE(aboveOne);
+  // The real work split over three paths, a third each, beside a decoy
+  // whose NaN-filled accumulators spoil the outputs when it is switched
+  // off: no single path did half, but together they did it all.
+  WorkloadResult split = r;
+  split.work.scalarFlops = 0.34e12;
+  split.work.wmmaFlops = 0.33e12;
+  split.work.mmaSyncFlops = 0.33e12;
+  split.work.knockouts = {{"wgmma", true, true, ""}};
+  EXPECT_EQ(creditedAs(split).second, "duplicated-work");
+  // Other paths leaving less than the threshold withhold it too: a decoy
+  // beside a real wgmma that did only 55%.
+  WorkloadResult partial = r;
+  partial.work.wgmmaFlops = 1.55e12;
+  partial.work.scalarFlops = 0.45e12;
+  partial.work.knockouts = {{"wgmma", true, true, ""}};
+  EXPECT_EQ(creditedAs(partial).second, "duplicated-work");
+  // An honest kernel's epilogue and softmax (a few percent) leave room.
+  WorkloadResult softmax = r;
+  softmax.work.scalarFlops = 0.03e12;
+  softmax.work.knockouts = {{"wgmma", true, true, ""}};
+  EXPECT_EQ(creditedAs(softmax).first, "used");
   // No knockout, no credit.
   WorkloadResult unchecked = r;
   EXPECT_EQ(creditedAs(unchecked).second, "knockout-not-run");
