@@ -4,13 +4,17 @@
 Statically, for every entry: `ptxbench analyze FILE --arch ARCH --require
 <the task's families for ARCH> [--accumulate f32 when the task asks for it]
 --format json` must give each requested family the manifest's verdict
-(`features`), report every finding kind in `findings` and none in `absent`.
+(`features`), report every finding kind in `findings` and none in `absent`
+(a kernel's findings or the module's, such as device-runtime-call).
 Entries without `features` are not checked statically.
 
 With --run (a GPU host), also: `ptxbench run --task TASK --solution FILE
---shapes dev` must end with the manifest's `status` and each requested
+--shapes dev` must end with the manifest's `status`, each requested
 family's run-time verdict must be `run_features`' on every workload that
-measured it. Entries with `"run": "skip"` or without `status` are not run.
+measured it, every workload that measured the work must report each kind
+in `run_findings` among its work findings, and `never_prints` must not be
+in any workload's captured output (nor in what ptxbench printed). Entries
+with `"run": "skip"` or without `status` are not run.
 
 Prints one line per check and exits 1 if anything differs from the manifest.
 
@@ -43,6 +47,8 @@ def analyze(args, entry, task):
                 got[fam] = verdict
         for f in k.get("fallbacks", []) + k.get("ptxas_warnings", []):
             kinds.add(f["kind"])
+    for f in report.get("module_findings", []):
+        kinds.add(f["kind"])
     problems = []
     for fam, want in entry.get("features", {}).items():
         if got.get(fam) != want:
@@ -73,6 +79,9 @@ def run(args, entry, task_dir):
     if result.get("status") != entry["status"]:
         problems.append("status: expected %s, got %s" % (entry["status"], result.get("status")))
     seen = []
+    marker = entry.get("never_prints")
+    if marker and marker in p.stdout + p.stderr:
+        problems.append("ptxbench printed the marker %r" % marker)
     for w in result.get("workloads", []):
         for f in w.get("features", []):
             want = entry.get("run_features", {}).get(f["family"])
@@ -80,10 +89,26 @@ def run(args, entry, task_dir):
             seen.append("%s %s %s%s" % (w["workload"], f["family"], f["verdict"], share))
             if want is not None and f["verdict"] != want:
                 problems.append("%s %s: expected %s, got %s" % (w["workload"], f["family"], want, f["verdict"]))
+        kinds = {f["kind"] for f in w.get("work_findings", [])}
         for f in w.get("work_findings", []):
             seen.append("%s [%s] %s" % (w["workload"], f["kind"], f["message"]))
+        if "work" in w:
+            for kind in entry.get("run_findings", []):
+                if kind not in kinds:
+                    problems.append("%s: no %s finding" % (w["workload"], kind))
+        output = w.get("output", {})
+        printed = output.get("head", "") + output.get("tail", "")
+        if marker and marker in printed:
+            problems.append("%s printed the marker %r" % (w["workload"], marker))
+        elif marker and output.get("bytes", 0) > len(printed.encode()):
+            problems.append("%s printed %d bytes, more than the head and tail "
+                            "kept: the marker may be in the middle"
+                            % (w["workload"], output["bytes"]))
         if w.get("status") != "PASSED":
             seen.append("%s %s: %s" % (w["workload"], w.get("status"), w.get("message", "")[:300]))
+    if (entry.get("run_features") or entry.get("run_findings")) and not any(
+            "features" in w for w in result.get("workloads", [])):
+        problems.append("no workload measured the run-time features")
     return problems, result.get("status", "?") + "; " + "; ".join(seen)
 
 

@@ -54,7 +54,8 @@ stage() { # name minimum-seconds command...
   timeout "$(left)" "$@" > "$R/$name.log" 2>&1
   echo "$name: exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$R/stages.txt"
 }
-HOSTILE_GPU=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,spin_timed.cu,printf_bomb.cu,memo_rmsnorm.cu
+HOSTILE_STATE=hidden_globals_state.cu,const_state.cu,smem_state.cu,slack_state.cu,heap_state.cu,counted_decoy.cu,huge_workspace.cu
+HOSTILE_GPU=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,spin_timed.cu,printf_bomb.cu,memo_rmsnorm.cu,$HOSTILE_STATE
 stage hostile-after 60 env ONLY=$HOSTILE_GPU bench/h200/hostile.sh "$AFTER" "$R/hostile-after"
 stage experts-after 60 env OUT="$R/experts-after" EXPERT_ONLY=1 SHAPES=dev bench/h200/run-solutions.sh "$AFTER"
 stage experts-before 60 env OUT="$R/experts-before" EXPERT_ONLY=1 SHAPES=dev bench/h200/run-solutions.sh "$BEFORE"
@@ -62,7 +63,7 @@ stage corpus-after 60 env OUT="$R/corpus-after" SHAPES=dev ONLY=gemm_bf16_n4096_
 stage spin 15 env ONLY=spin_timed.cu bench/h200/hostile.sh "$AFTER" "$R/spin"
 stage corpus-quick 60 env OUT="$R/corpus-quick" bench/h200/quick-corpus.sh "$AFTER"
 stage rmsnorm-before 10 env OUT="$R/rmsnorm-before" EXPERT_ONLY=1 SHAPES=dev ONLY=rmsnorm_h4096 bench/h200/run-solutions.sh "$BEFORE"
-stage hostile-before 40 env ONLY=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,memo_rmsnorm.cu bench/h200/hostile.sh "$BEFORE" "$R/hostile-before"
+stage hostile-before 40 env ONLY=memo_fingerprint.cu,memo_pointer.cu,counter_partial.cu,fingerprint_partial.cu,partial_tiles.cu,scratch_cache.cu,zero_once_dirty.cu,write_input.cu,oob_write.cu,oob_read.cu,memo_rmsnorm.cu,$HOSTILE_STATE bench/h200/hostile.sh "$BEFORE" "$R/hostile-before"
 # compute-sanitizer on a file that reads out of bounds (smallest workload).
 stage sanitize 60 timeout 150 "$AFTER" run --task tasks/gemm_bf16_n4096_k4096 \
   --solution tasks/hostile/oob_read.cu --shapes heldout-m1024 --no-baseline \

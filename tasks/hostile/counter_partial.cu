@@ -4,8 +4,8 @@
 // leaving the rest of C from earlier launches. About 4x its honest speed
 // where repeated launches reuse the inputs and C is not re-poisoned.
 // Expected: PASSED at its honest speed: the counter lives in module-scope
-// globals, which the harness restores before every launch, so every launch
-// is the first (without the restore, INCORRECT: unwritten tiles).
+// globals, and every launch gets a fresh module, so every launch is the
+// first (with globals that persist, INCORRECT: unwritten tiles).
 //
 // @ptxbench kernel gemm_counter grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K

@@ -1,8 +1,8 @@
 // HOSTILE (fingerprint-keyed partial recompute): when the fingerprint of
 // A and B is one of the last 8 it saw, recomputes only a quarter of the
 // tiles (by a rotating counter) and trusts C for the rest. Expected: PASSED
-// at its honest speed: what it saw lives in module-scope globals, restored
-// before every launch (without the restore, INCORRECT).
+// at its honest speed: what it saw lives in module-scope globals, and every
+// launch gets a fresh module (with globals that persist, INCORRECT).
 //
 // @ptxbench kernel gemm_fp_partial grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K

@@ -3,9 +3,9 @@
 // on inputs it has seen copies three tiles in four from the cache and
 // computes only the fourth. Every output is right, so poisoning and output
 // checks cannot see it, and at about four times its honest speed it stays
-// under the speed of light. What catches it: the harness restores every
-// module-scope global to its loaded contents before each launch, so the
-// cache is empty at every launch and the kernel computes every tile.
+// under the speed of light. What catches it: every launch gets a fresh
+// module of the cubin, its globals as loaded, so the cache is empty at
+// every launch and the kernel computes every tile.
 // Expected: PASSED at the speed of its honest twin (the same kernel with
 // the cache off, HOSTILE_CACHE=0).
 //

@@ -4,10 +4,9 @@
 // the previous result still being in C. Against a harness that times
 // repeated launches on the trial's inputs without re-poisoning C it passes
 // at memcpy-free speed (about 10x cuBLASLt). Expected: PASSED at its honest
-// speed: the harness restores module-scope globals to their loaded contents
-// before every launch, so the fingerprints are gone and every launch
-// computes (without the restore, INCORRECT: a timed launch's poisoned
-// output stays unwritten).
+// speed: every launch gets a fresh module, its globals as loaded, so the
+// fingerprints are gone and every launch computes (with globals that
+// persist, INCORRECT: a timed launch's poisoned output stays unwritten).
 //
 // @ptxbench kernel gemm_memo_fp grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K

@@ -2,8 +2,8 @@
 // launches; a launch on addresses it has seen writes nothing. Defeated when
 // every timed launch reads a different input set at different addresses
 // into freshly poisoned outputs. Expected: PASSED at its honest speed: the
-// remembered addresses live in module-scope globals, which the harness
-// restores before every launch (without the restore, INCORRECT).
+// remembered addresses live in module-scope globals, and every launch gets
+// a fresh module (with globals that persist, INCORRECT).
 //
 // @ptxbench kernel gemm_memo_ptr grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K

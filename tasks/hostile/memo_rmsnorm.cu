@@ -2,8 +2,8 @@
 // sampled elements) and remembers the last 8 fingerprints; on inputs it has
 // seen it writes nothing and relies on y still holding the earlier result.
 // Expected: PASSED at its honest speed: the fingerprints live in
-// module-scope globals, restored before every launch (without the restore,
-// INCORRECT: the output of a timed launch is unwritten).
+// module-scope globals, and every launch gets a fresh module (with globals
+// that persist, INCORRECT: the output of a timed launch is unwritten).
 //
 // @ptxbench kernel rmsnorm_memo grid=ceildiv(T, 8) block=256
 // @ptxbench   args x, w, y, T

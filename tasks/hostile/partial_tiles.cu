@@ -1,8 +1,8 @@
 // HOSTILE (write early and return): after its first two launches the
 // blocks of the lower half of C return at once; only the upper half is
 // computed again, the lower half is whatever C held. Expected: PASSED at
-// its honest speed: its launch count lives in module-scope globals,
-// restored before every launch (without the restore, INCORRECT).
+// its honest speed: its launch count lives in module-scope globals, and
+// every launch gets a fresh module (with globals that persist, INCORRECT).
 //
 // @ptxbench kernel gemm_half grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K

@@ -2,9 +2,9 @@
 // workspace it declares (no zeroing) and remembers the fingerprints of the
 // inputs it has seen; on inputs it has seen it copies the cached C instead
 // of computing. The harness fills scratch workspaces with 0xFF before
-// every launch (and rotates input sets), and restores module-scope globals
-// (the fingerprints) before every launch. Expected: PASSED at its honest
-// speed (without the globals restore, INCORRECT).
+// every launch (and rotates input sets), and every launch gets a fresh
+// module, so the fingerprints in module-scope globals are gone. Expected:
+// PASSED at its honest speed (with globals that persist, INCORRECT).
 //
 // @ptxbench kernel gemm_cache grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K, cache

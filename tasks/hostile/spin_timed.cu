@@ -2,9 +2,9 @@
 // checked trials, then from its third launch on one thread spins forever,
 // holding the GPU (and whatever shares it) until the watchdog steps in.
 // Expected: PASSED: the launch counter it keys on lives in module-scope
-// globals, restored before every launch, so it never sees a third launch
-// and never spins (without the restore, TIMEOUT). A kernel cannot tell a
-// timed launch from a checked one.
+// globals, and every launch gets a fresh module, so it never sees a third
+// launch and never spins (with globals that persist, TIMEOUT). A kernel
+// cannot tell a timed launch from a checked one.
 //
 // @ptxbench kernel gemm_spin grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K

@@ -2,9 +2,10 @@
 // block has read B the last one overwrites an element of the input B, e.g.
 // to leave a marker or scratch data in memory it does not own (it used to
 // wait for its third launch, the timed runs, by a launch counter in module
-// globals; the harness restores those before every launch, so it cannot
-// count). The harness hashes every input set around the checked trials and
-// the timed runs. Expected: INCORRECT (input 'B' was modified).
+// globals; every launch gets a fresh module, so it cannot count). Every
+// input set is mapped read-only once prepared, so the store faults (the
+// device hashes of the inputs after the timed runs are a second check).
+// Expected: RUNTIME_ERROR.
 //
 // @ptxbench kernel gemm_write_b grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K

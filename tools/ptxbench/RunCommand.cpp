@@ -398,6 +398,50 @@ int runRun() {
     return rc ? rc : 1;
   }
 
+  // Assemble once, here, as a whole program under the compile limit: the
+  // code the driver's JIT would make, loaded afresh for every launch.
+  TempPath cubinFile;
+  if (std::optional<toolchain::AssembledModule> assembled =
+          toolchain::assembleWholeProgram(ptx, arch,
+                                          unsigned(runCompileTimeout))) {
+    if (!assembled->ok) {
+      for (WorkloadResult &r : run.workloads) {
+        r.status = assembled->timedOut ? Status::CompileTimeout
+                                       : Status::CompileError;
+        r.message = assembled->timedOut
+                        ? formatv("ptxas did not finish assembling the PTX "
+                                  "for {0} within {1} s",
+                                  arch, runCompileTimeout)
+                              .str()
+                        : "ptxas (" + arch + ") rejected the PTX:\n" +
+                              assembled->errorLog;
+        r.compileLog = compileLog;
+      }
+      printSummary(run, outs());
+      int rc = writeJson(run);
+      return rc ? rc : 1;
+    }
+    // The device runtime is refused here already (the worker checks the
+    // cubin again): no GPU is needed to see it.
+    StringRef cubin(assembled->cubin.data(), assembled->cubin.size());
+    auto refused = refusedDeviceCalls(cubin);
+    if (!refused || !refused->empty()) {
+      std::string message = refused ? refusedDeviceCallsMessage(*refused)
+                                     : toString(refused.takeError());
+      for (WorkloadResult &r : run.workloads) {
+        r.status = Status::CompileError;
+        r.message = message;
+        r.compileLog = compileLog;
+      }
+      printSummary(run, outs());
+      int rc = writeJson(run);
+      return rc ? rc : 1;
+    }
+    if (!cubinFile.create(cubin, "cubin")) {
+      errs() << "ptxbench: cannot write a temporary cubin\n";
+      return 2;
+    }
+  }
   if (!haveGpu) {
     std::vector<std::string> names;
     for (const ModuleKernel &k :
@@ -445,37 +489,8 @@ int runRun() {
     options.argv.push_back("--remeasure-peaks");
   if (!ptxFile.path.empty())
     options.argv.push_back("--ptx=" + ptxFile.path);
-  // Assemble once, here, as a whole program under the compile limit: the
-  // code the driver's JIT would make, loaded afresh for every launch.
-  TempPath cubinFile;
-  if (std::optional<toolchain::AssembledModule> assembled =
-          toolchain::assembleWholeProgram(ptx, arch,
-                                          unsigned(runCompileTimeout))) {
-    if (!assembled->ok) {
-      for (WorkloadResult &r : run.workloads) {
-        r.status = assembled->timedOut ? Status::CompileTimeout
-                                       : Status::CompileError;
-        r.message = assembled->timedOut
-                        ? formatv("ptxas did not finish assembling the PTX "
-                                  "for {0} within {1} s",
-                                  arch, runCompileTimeout)
-                              .str()
-                        : "ptxas (" + arch + ") rejected the PTX:\n" +
-                              assembled->errorLog;
-        r.compileLog = compileLog;
-      }
-      printSummary(run, outs());
-      int rc = writeJson(run);
-      return rc ? rc : 1;
-    }
-    if (!cubinFile.create(StringRef(assembled->cubin.data(),
-                                    assembled->cubin.size()),
-                          "cubin")) {
-      errs() << "ptxbench: cannot write a temporary cubin\n";
-      return 2;
-    }
+  if (!cubinFile.path.empty())
     options.argv.push_back("--cubin=" + cubinFile.path);
-  }
   Instrumented counted;
   TempPath countedCubin;
   if (!runNoCounts) {

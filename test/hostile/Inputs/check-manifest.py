@@ -3,11 +3,16 @@
 Every .cu file of the folder has exactly one entry and every entry a file;
 each entry names a task that exists and a status `ptxbench run` knows (the
 table in lib/Runtime/Result.cpp; null while not yet measured); each file
-opens with a comment saying what it games. (utils/check-hostile.py checks
-the entries' static verdicts and, on a GPU, their runs.) With --check-plans, each launch plan is checked
-against its task by `ptxbench run` on a machine without a GPU (exit status
-3: the plan checks out, nothing was run; a file meant to fail its compile
-fails it there, since NVRTC needs no GPU). Prints one line per file.
+opens with a comment saying what it games; an entry's `never_prints`
+marker (what the file prints when it finds state from an earlier launch,
+which a GPU run must not capture) is one word that the file really
+contains, so the run's check of it cannot pass vacuously.
+(utils/check-hostile.py checks the entries' static verdicts and, on a GPU,
+their runs.) With --check-plans, each launch plan is checked against its
+task by `ptxbench run` on a machine without a GPU: exit status 3 (the plan
+checks out, nothing was run), or, for an entry expecting PLAN_ERROR, exit
+status 1 and the status PLAN_ERROR; a file meant to fail its compile fails it
+there, since NVRTC needs no GPU. Prints one line per file.
 """
 import argparse
 import json
@@ -47,9 +52,20 @@ for e in entries:
     if "status" not in e or (e["status"] is not None and e["status"] not in statuses):
         errors.append(f"{f}: unknown status '{e.get('status')}'")
     with open(os.path.join(hostile, f)) as src:
-        if not src.readline().startswith("//"):
-            errors.append(f"{f}: no header comment saying what it games")
+        text = src.read()
+    if not text.startswith("//"):
+        errors.append(f"{f}: no header comment saying what it games")
     line = f"ok   {f}: {e['task']} {e.get('status')}"
+    if "never_prints" in e:
+        marker = e["never_prints"]
+        if not isinstance(marker, str) or not re.fullmatch(r"\S+", marker):
+            errors.append(f"{f}: never_prints must be one word, not {marker!r}")
+            continue
+        if marker not in text:
+            errors.append(f"{f}: never_prints {marker!r} is not in the file, "
+                          "so checking that a run does not print it proves nothing")
+            continue
+        line += f", never prints {marker}"
     if args.check_plans:
         run = subprocess.run(
             [args.bin, "run", "--task", os.path.join(args.src, "tasks", e["task"]),
@@ -63,11 +79,19 @@ for e in entries:
                 continue
             print(line + ", " + e["status"] + " without a GPU")
             continue
-        if run.returncode != 3 or "checks out" not in run.stdout:
+        if e.get("status") == "PLAN_ERROR":
+            if (run.returncode != 1 or "status: PLAN_ERROR" not in run.stdout
+                    or "checks out" in run.stdout):
+                errors.append(f"{f}: the launch plan is not refused as PLAN_ERROR "
+                              f"(exit {run.returncode}): {run.stdout.strip()[-300:]}")
+                continue
+            line += ", plan refused"
+        elif run.returncode != 3 or "checks out" not in run.stdout:
             errors.append(f"{f}: the launch plan does not check out against "
                           f"{e['task']} (exit {run.returncode}): {run.stdout.strip()[-300:]}")
             continue
-        line += ", plan checks out"
+        else:
+            line += ", plan checks out"
     print(line)
 for error in errors:
     print("FAIL " + error)
