@@ -13,9 +13,9 @@
 // What catches it: every launch gets a fresh module, so every launch is a
 // first launch and runs the decoys, the counted one too, which is checked
 // like a timed launch; the knockout of wgmma leaves the outputs right
-// (no-effect-wgmma), FFMA did the whole task (duplicated-work), and the
-// out-of-bounds boxes bring none of the input bytes ld.global did not. The
-// decoys are a loop of their own, so the static ffma-loop and ld-st-copy
+// (no-effect-wgmma; FFMA did the whole task as well: work-share-above-one),
+// and the copy log finds no box in bounds, so the boxes read none of the
+// task's input bytes. The decoys are a loop of their own, so the static ffma-loop and ld-st-copy
 // findings see the FFMA GEMM. Expected: PASSED with run-time verdicts
 // wgmma, tma and mbarrier_tx `token`.
 //

@@ -6,11 +6,10 @@
 // bytes equal the ld.global bytes (8 KiB a row each), so a share over the
 // executed load bytes was 0.50 and credited bulk_copy and mbarrier_tx
 // `used`. Correct output.
-// What must catch it: bulk and TMA bytes count against the task's input
-// bytes, each input tensor once, and never beyond what ld.global did not
-// bring: of x and w (64 MiB and 8 KiB at T = 8192), ld.global brought all
-// of x, so the bulk copies can have brought at most w's 8 KiB, a share of
-// about 0.0001. Expected: PASSED with run-time verdicts bulk_copy|tma and
+// What must catch it: bulk and TMA bytes count as the task's input bytes
+// they read in bounds, each input tensor at most once (the copy log): of x
+// and w (64 MiB and 8 KiB at T = 8192) the bulk copies read w's 8 KiB, a
+// share of about 0.0001, whatever share of the loaded bytes they are. Expected: PASSED with run-time verdicts bulk_copy|tma and
 // mbarrier_tx `token`.
 //
 // @ptxbench kernel rmsnorm_hot_bulk grid=T block=256

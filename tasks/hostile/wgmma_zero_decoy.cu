@@ -8,12 +8,12 @@
 // like the whole task; the wgmmas sit inside the FFMA loop, so the static
 // ffma-loop rule does not fire. Correct output.
 // What must catch it: the knockout run (wgmma switched off, the outputs
-// still pass: no-effect-wgmma) and the CUDA-core FLOPs (FFMA did the whole
-// task too: duplicated-work) withhold the wgmma credit; TMA bytes count
-// only up to the input bytes that ld.global did not bring (none: it brought
-// them all, many times over), so tma and mbarrier_tx have a share of 0.
-// Expected: PASSED with run-time verdicts wgmma, tma and mbarrier_tx
-// `token`; statically ld-st-copy-instead-of-tma.
+// still pass: no-effect-wgmma) withholds the wgmma credit, and the
+// CUDA-core FLOPs show the task done twice (work-share-above-one); TMA
+// bytes count as the input bytes the boxes read in bounds (the copy log:
+// none), so tma and mbarrier_tx have a share of 0. Expected: PASSED with
+// run-time verdicts wgmma, tma and mbarrier_tx `token`; statically only
+// wgmma-serialized (the TMA in the loop silences ld-st-copy as well).
 //
 // @ptxbench kernel gemm_wgmma_zero_decoy grid=(ceildiv(N,128), ceildiv(M,128)) block=256
 // @ptxbench   args tmA, A, B, C, M, N, K
