@@ -7,14 +7,12 @@
 // FFMA, WMMA and mma.sync. So the knockout of wgmma (its instructions
 // switched off, the NaN left in place) spoils the outputs: the wgmma
 // "reaches" them; and no other single path did half of the task's FLOPs,
-// so duplicated-work, which looks at the largest other path, is not
-// raised; work-share-above-one (about 200%) is only a finding. Correct
-// output. What must catch it: the credit must withhold wgmma when the other
-// paths together did the task's work again (they did 100%), or the
-// knockout must give the switched-off instruction the result of a product
-// of zeros, which leaves these outputs right. Expected: PASSED with
-// run-time verdict wgmma `token` (the credit as it stands gives `used`:
-// an open hole, kept in the manifest with the sound verdict).
+// which beat a rule that looked at the largest other path. Correct output.
+// What catches it: the other paths are summed (FFMA, WMMA and mma.sync did
+// 100% between them), so at most 0% of the task can be wgmma's:
+// duplicated-work withholds the credit (and work-share-above-one, about
+// 200%, says the work was done twice). Expected: PASSED with run-time
+// verdict wgmma `token`.
 //
 // @ptxbench kernel gemm_split_decoy grid=(ceildiv(N,64), ceildiv(M,64)) block=128
 // @ptxbench   args A, B, C, M, N, K
