@@ -12,9 +12,11 @@
 //     together) left room for it: what they did cannot be its work too;
 //   - a byte family's share is the smaller of two: what TMA loads and bulk
 //     copies read of the task's input bytes, in bounds and each tensor at
-//     most once (the copy log), so re-reading a hot vector or loading boxes
-//     out of bounds earns nothing; and their part of all bytes loaded, so
-//     loading the inputs again through ld.global earns at most half.
+//     most once (the copy log), less what ld.global and cp.async read of
+//     the same tensor (per-range counters), so re-reading a hot vector,
+//     loading boxes out of bounds, or copying tiles nothing reads while the
+//     loads bring the data earns nothing; and their part of all bytes
+//     loaded.
 // judgeSpeedOfLight turns a correct result that is faster than the card
 // can be into SUSPICIOUS, judging the FLOPs no reached tensor-core
 // instruction did against the CUDA cores' peak. Both are plain host code
@@ -225,11 +227,14 @@ void ptxbench::runtime::creditWork(RunResult &run, const Task &task) {
       else
         message = formatv("{0} executed ({1} thread-instructions) but TMA and "
                           "bulk copies read {2} of the task's {3:e2} input "
-                          "bytes in bounds and delivered {4} of the {5:e2} "
-                          "bytes loaded from global memory (the task credits "
-                          "it from {6}); the rest: {7}",
+                          "bytes in bounds that no other load also brought "
+                          "(ld.global and cp.async read {4:e2} of them), and "
+                          "delivered {5} of the {6:e2} bytes loaded from "
+                          "global memory (the task credits it from {7}); the "
+                          "rest: {8}",
                           f.family, f.executed, percent(inputShare),
-                          inputBytes, percent(executedShare), loaded,
+                          inputBytes, w.otherInputBytes,
+                          percent(executedShare), loaded,
                           percent(f.threshold), restOfBytes(w))
                       .str();
       r.workFindings.push_back({"token-" + f.family, std::move(message)});

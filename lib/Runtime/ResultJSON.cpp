@@ -137,6 +137,7 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
                              {"cp_async_bytes", w.cpAsyncBytes},
                              {"input_bytes", w.inputBytes},
                              {"async_input_bytes", w.asyncInputBytes},
+                             {"other_input_bytes", w.otherInputBytes},
                              {"copy_records", int64_t(w.copyRecords)},
                              {"copy_records_unattributed",
                               int64_t(w.copyRecordsUnattributed)},
@@ -323,6 +324,7 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
     c.scalarFlops = w->getNumber("scalar_flops").value_or(0);
     c.inputBytes = w->getNumber("input_bytes").value_or(0);
     c.asyncInputBytes = w->getNumber("async_input_bytes").value_or(0);
+    c.otherInputBytes = w->getNumber("other_input_bytes").value_or(0);
     c.copyRecords = w->getInteger("copy_records").value_or(0);
     c.copyRecordsUnattributed =
         w->getInteger("copy_records_unattributed").value_or(0);

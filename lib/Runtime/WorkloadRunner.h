@@ -189,10 +189,19 @@ private:
   /// switched off in turn; whether the outputs then failed goes into
   /// `result.work.knockouts`.
   void runKnockouts(WorkloadResult &result);
+  /// The input tensors whose address ranges the control block carries, in
+  /// range order (the first maxRangeTensors inputs).
+  std::vector<int> rangeTensors() const;
+  /// Writes input set `s`'s ranges into `control`.
+  void fillRanges(std::array<uint64_t, analysis::numControlWords> &control,
+                  unsigned s) const;
   /// Traces the counted run's copy log to the input tensors it read (of
-  /// `logged` records, `records` were kept) into `w`.
+  /// `logged` records, `records` were kept), less what other loads brought
+  /// of each (`loadedPerRange`, per range), into `w`.
   void attributeCopies(llvm::ArrayRef<analysis::CopyRecord> records,
-                       uint64_t logged, WorkCounts &w) const;
+                       uint64_t logged,
+                       llvm::ArrayRef<uint64_t> loadedPerRange,
+                       WorkCounts &w) const;
   /// An input set other than the last launch's, drawn from `seed`.
   unsigned otherSet(uint64_t salt) const;
   /// Counters for an instrumented run, zeroed: the families' and the work's.

@@ -38,7 +38,8 @@ unsigned WorkloadRunner::otherSet(uint64_t salt) const {
 }
 
 MaybeFail WorkloadRunner::allocCounters(DeviceBuffer &counters) {
-  size_t n = submission.countFamilies.size() + analysis::numWorkCounters;
+  size_t n = submission.countFamilies.size() + analysis::numWorkCounters +
+             analysis::maxRangeTensors;
   TRY(gpu.allocGuarded(counters, 8 * n));
   return gpu.check(
       d.cuMemsetD8Async(counters.ptr, 0, counters.bytes, gpu.stream),
@@ -50,9 +51,30 @@ namespace {
 constexpr uint64_t copyLogCapacity = uint64_t(1) << 22;
 } // namespace
 
+std::vector<int> WorkloadRunner::rangeTensors() const {
+  std::vector<int> tensors;
+  for (unsigned t = 0; t < task.tensors.size(); ++t)
+    if (task.tensors[t].role == Role::Input &&
+        tensors.size() < analysis::maxRangeTensors)
+      tensors.push_back(t);
+  return tensors;
+}
+
+void WorkloadRunner::fillRanges(
+    std::array<uint64_t, analysis::numControlWords> &control,
+    unsigned s) const {
+  std::vector<int> tensors = rangeTensors();
+  for (unsigned k = 0; k < tensors.size(); ++k) {
+    const DeviceBuffer &b = sets[s].inputs[tensors[k]];
+    unsigned word = unsigned(analysis::ControlWord::Ranges) + 2 * k;
+    control[word] = b.ptr;
+    control[word + 1] = b.ptr + b.bytes;
+  }
+}
+
 void WorkloadRunner::attributeCopies(
     llvm::ArrayRef<analysis::CopyRecord> records, uint64_t logged,
-    WorkCounts &w) const {
+    llvm::ArrayRef<uint64_t> loadedPerRange, WorkCounts &w) const {
   const InputSet &set = sets[lastSet];
   std::map<uint64_t, unsigned> mapByHash;
   for (unsigned m = 0; m < set.maps.size(); ++m) {
@@ -101,11 +123,21 @@ void WorkloadRunner::attributeCopies(
     }
     read[m.tensor] += bytes;
   }
-  w.asyncInputBytes = 0;
-  for (unsigned t = 0; t < task.tensors.size(); ++t)
-    if (task.tensors[t].role == Role::Input)
-      w.asyncInputBytes +=
-          std::min(read[t], double(bufs.tensors.buffers[t].bytes));
+  // What ld.global and cp.async brought of each input cannot be the copies'
+  // too: a tensor loaded both ways counts only what the copies add.
+  std::vector<double> other(task.tensors.size(), 0);
+  std::vector<int> ranges = rangeTensors();
+  for (unsigned k = 0; k < ranges.size() && k < loadedPerRange.size(); ++k)
+    other[ranges[k]] = double(loadedPerRange[k]);
+  w.asyncInputBytes = w.otherInputBytes = 0;
+  for (unsigned t = 0; t < task.tensors.size(); ++t) {
+    if (task.tensors[t].role != Role::Input)
+      continue;
+    double size = double(bufs.tensors.buffers[t].bytes);
+    double byCopies = std::min(read[t], size), byLoads = std::min(other[t], size);
+    w.asyncInputBytes += std::max(0.0, byCopies - byLoads);
+    w.otherInputBytes += byLoads;
+  }
   w.copyRecords = logged;
   w.copyRecordsUnattributed = unattributed;
 }
@@ -136,6 +168,7 @@ MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
   std::array<uint64_t, analysis::numControlWords> control = {
       counters.ptr, 0, log.ptr, copyLogCapacity, logCount.ptr};
   unsigned set = otherSet(1);
+  fillRanges(control, set);
   f = prepareLaunch(set, module, &control);
   if (!f)
     f = launchSubmission();
@@ -189,7 +222,10 @@ MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
   for (unsigned t = 0; t < task.tensors.size(); ++t)
     if (task.tensors[t].role == Role::Input)
       w.inputBytes += double(bufs.tensors.buffers[t].bytes);
-  attributeCopies(records, logged, w);
+  attributeCopies(records, logged,
+                  ArrayRef<uint64_t>(counts).drop_front(
+                      families.size() + analysis::numWorkCounters),
+                  w);
   return std::nullopt;
 }
 

@@ -7,12 +7,11 @@
 // bytes loaded (16 KiB a k-step against 8 KiB through ld.global), so both
 // parts of the byte share pass the GEMM's 0.5 and tma and mbarrier_tx are
 // credited `used` though the copied data reach nothing. Correct output.
-// What must catch it: a knockout for copies (the boxes redirected out of
-// bounds, so zeros land and the transaction still completes: the outputs
-// still pass, so the bytes did nothing), as the matrix knockouts do for
-// FLOPs. Expected: PASSED with run-time verdicts tma and mbarrier_tx
-// `token` (the credit as it stands gives `used`: an open hole, kept in the
-// manifest with the sound verdict); statically ffma-loop-instead-of-wgmma.
+// What catches it: the byte share counts, per input tensor, only what the
+// copies read beyond what ld.global and cp.async read of the same tensor
+// (per-range load counters beside the copy log), and here the loads read
+// all of A and B. Expected: PASSED with run-time verdicts tma and
+// mbarrier_tx `token`; statically ffma-loop-instead-of-wgmma.
 //
 // @ptxbench kernel gemm_tma_unused grid=(ceildiv(N,128), ceildiv(M,128)) block=256
 // @ptxbench   args tmA, tmB, A, B, C, M, N, K

@@ -494,6 +494,11 @@ TEST(ResultTest, BytesCountInBoundsOncePerTensor) {
   EXPECT_NEAR(share(2 * x, x, 0, x), 1, 1e-12);
   // Loading everything again through ld.global earns at most half.
   EXPECT_NEAR(share(x, x, 2 * x, x), 1.0 / 3, 1e-12);
+  // The harness passes the copy log's bytes already less what other loads
+  // read of the same tensors (asyncInputBytes): tiles copied that nothing
+  // reads while ld.global brings the data count nothing.
+  EXPECT_NEAR(share(2 * x, 0, x, x), 0, 1e-12);
+  EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "token");
 }
 
 TEST(ResultTest, ThrottleDecision) {

@@ -72,9 +72,16 @@ enum class ControlWord : unsigned {
   CopyLog,
   CopyLogCapacity,
   CopyLogCount,
+  /// With `work`: maxRangeTensors [begin, end) address ranges (the input
+  /// tensors of the launch; an empty range matches nothing). The bytes each
+  /// ld/ldu from global memory and each cp.async reads inside range i go to
+  /// the counter numWorkCounters + i after the family counters.
+  Ranges,
 };
 
-constexpr unsigned numControlWords = 5;
+constexpr unsigned maxRangeTensors = 8;
+constexpr unsigned numControlWords =
+    unsigned(ControlWord::Ranges) + 2 * maxRangeTensors;
 
 /// What the copy log holds for one executed copy, so the harness can say
 /// which input tensor it read and how many of its bytes were in bounds.

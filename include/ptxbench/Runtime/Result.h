@@ -187,7 +187,9 @@ struct WorkCounts {
   /// `copyRecordsUnattributed` of them not traced to an input tensor (a map
   /// the harness did not make, a mode other than tile, past the log's
   /// capacity), which count nothing.
-  double inputBytes = 0, asyncInputBytes = 0;
+  /// `otherInputBytes`: what ld.global and cp.async read of the inputs (per
+  /// tensor at most its size), which `asyncInputBytes` leaves out.
+  double inputBytes = 0, asyncInputBytes = 0, otherInputBytes = 0;
   uint64_t copyRecords = 0, copyRecordsUnattributed = 0;
   std::vector<Knockout> knockouts;
   double tensorFlops() const {

@@ -156,6 +156,10 @@ struct Point {
   uint64_t tcgen05K = 0;
   /// Count only the threads whose generic address operand is global.
   std::optional<unsigned> genericAddress;
+  /// A load from global memory: also count its bytes per address range of
+  /// the control block (the input tensors), its address being operand
+  /// `rangeOperand`.
+  std::optional<unsigned> rangeOperand;
 };
 
 /// Inserts the counting sequence of a constant weight before `inst`: the
@@ -209,6 +213,53 @@ void instrumentCounted(InstructionOpInterface inst, const Point &point,
   e.inst("red.global.add.u64",
          {e.addr(e.r(), 8 * int64_t(point.counter)), e.r()},
          {regs.base, regs.count}, regs.pred);
+}
+
+/// After instrumentCounted's sequence (whose active mask and leader lane it
+/// reuses), adds the bytes `inst` loads inside each of the control block's
+/// address ranges to that range's counter: per range, the threads whose
+/// address lies in it are counted with a ballot and the leader adds them.
+void attributeLoad(InstructionOpInterface inst, const Point &point,
+                   const Registers &regs, StringRef control,
+                   unsigned firstRangeCounter) {
+  auto addr = llvm::dyn_cast<AddrOperandAttr>(inst.getArgs()[*point.rangeOperand]);
+  if (!addr || !llvm::isa<RegOperandAttr>(addr.getBase()))
+    return; // a symbol's address is no task tensor's
+  Value base;
+  for (const analysis::RegAccess &access : analysis::regAccesses(inst))
+    if (access.operand == *point.rangeOperand) {
+      base = access.value;
+      break;
+    }
+  if (!base || llvm::isa<BlockArgument>(base))
+    return;
+  Operation *op = inst.getOperation();
+  OpBuilder b(op);
+  Emitter e(b, op->getLoc());
+  Value mask = regs.r[0], ballot = regs.r[1], n = regs.r[2];
+  Value address = regs.log[0], lo = regs.log[1], hi = regs.log[2];
+  Value in = regs.space;
+  e.inst("add.s64", {e.r(), e.r(), e.imm(std::to_string(addr.getOffset()))},
+         {address, base});
+  for (unsigned t = 0; t < analysis::maxRangeTensors; ++t) {
+    int64_t word = 8 * (int64_t(ControlWord::Ranges) + 2 * t);
+    e.inst("ld.global.u64", {e.r(), e.addr(e.sym(control), word)}, {lo});
+    e.inst("ld.global.u64", {e.r(), e.addr(e.sym(control), word + 8)}, {hi});
+    e.inst("mov.pred", {e.r(), e.imm("0")}, {in});
+    e.inst("setp.ge.u64", {e.r(), e.r(), e.r()}, {in, address, lo},
+           inst.getGuard(), inst.getNegated());
+    e.inst("setp.lt.and.u64", {e.r(), e.r(), e.r(), e.r()},
+           {in, address, hi, in});
+    e.inst("vote.sync.ballot.b32", {e.r(), e.r(), e.r()}, {ballot, in, mask});
+    e.inst("popc.b32", {e.r(), e.r()}, {n, ballot});
+    e.inst("setp.ne.and.u32", {e.r(), e.r(), e.imm("0"), e.r()},
+           {regs.logOk, n, regs.pred});
+    e.inst("mul.wide.u32", {e.r(), e.r(), e.imm(std::to_string(point.weight))},
+           {regs.count, n});
+    e.inst("red.global.add.u64",
+           {e.addr(e.r(), 8 * int64_t(firstRangeCounter + t)), e.r()},
+           {regs.base, regs.count}, regs.logOk);
+  }
 }
 
 /// Inserts the per-thread sequence of a run-time weight before `inst`:
@@ -357,6 +408,7 @@ std::optional<Point> workPoint(InstructionOpInterface op, unsigned first) {
       return std::nullopt;
     p.counter = counter(WorkCounter::CpAsyncBytes);
     p.weight = uint64_t(*size);
+    p.rangeOperand = 1;
     return p;
   }
   if (analysis::isLoadFrom(op, ".global") || isGenericLoad(op)) {
@@ -365,6 +417,7 @@ std::optional<Point> workPoint(InstructionOpInterface op, unsigned first) {
       return std::nullopt;
     p.counter = counter(WorkCounter::GlobalLoadBytes);
     p.weight = bytes;
+    p.rangeOperand = 1;
     if (!analysis::isLoadFrom(op, ".global"))
       p.genericAddress = 1;
     return p;
@@ -759,10 +812,14 @@ void InstrumentFeaturesPass::runOnOperation() {
     }
     for (const Point &point : t.points) {
       auto inst = cast<InstructionOpInterface>(point.op);
-      if (point.runtimeOperand)
+      if (point.runtimeOperand) {
         instrumentRuntime(inst, point, regs);
-      else
+      } else {
         instrumentCounted(inst, point, regs);
+        if (point.rangeOperand)
+          attributeLoad(inst, point, regs, control,
+                        firstWork + analysis::numWorkCounters);
+      }
     }
     for (auto [op, copy] : t.copies)
       logCopy(cast<InstructionOpInterface>(op), copy, regs, control);
