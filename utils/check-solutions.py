@@ -104,7 +104,8 @@ def main():
                 env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
                 for name in tasks:
                     r = subprocess.run([args.bin, "run", "--task", os.path.join(args.tasks, name),
-                                        "--solution", path, "--shapes", "all"],
+                                        "--solution", path, "--shapes", "all",
+                                        "--arch", arch],
                                        capture_output=True, text=True, env=env)
                     checked += 1
                     if r.returncode != 3 or "checks out" not in r.stdout + r.stderr:

@@ -338,21 +338,25 @@ MaybeFail Gpu::compileCuda(StringRef source, StringRef fileName,
   return std::nullopt;
 }
 
-MaybeFail Gpu::loadModule(StringRef ptx, CUmodule &module, std::string &log) {
-  std::string text = ptx.str(); // NUL-terminated
-  std::vector<char> info(1 << 16), err(1 << 16);
-  CUjit_option opts[] = {
-      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-      CU_JIT_LOG_VERBOSE};
-  void *vals[] = {info.data(), reinterpret_cast<void *>(info.size()),
-                  err.data(), reinterpret_cast<void *>(err.size()),
-                  reinterpret_cast<void *>(1)};
-  CUresult r = d.cuModuleLoadDataEx(&module, text.c_str(), 5, opts, vals);
-  log = StringRef(info.data()).trim().str();
-  std::string errLog = StringRef(err.data()).trim().str();
+std::string JitLogs::errors() const {
+  return StringRef(err.data()).trim().str();
+}
+
+std::string JitLogs::text() const {
+  std::string log = StringRef(info.data()).trim().str();
+  std::string errLog = errors();
   if (!errLog.empty())
     log += (log.empty() ? "" : "\n") + errLog;
+  return log;
+}
+
+MaybeFail Gpu::loadModule(StringRef ptx, CUmodule &module, std::string &log) {
+  std::string text = ptx.str(); // NUL-terminated
+  JitLogs logs;
+  CUresult r = d.cuModuleLoadDataEx(&module, text.c_str(), JitLogs::count,
+                                    logs.options, logs.values);
+  log = logs.text();
+  std::string errLog = logs.errors();
   if (r != CUDA_SUCCESS)
     return Failure{isStickyError(r) ? Status::RuntimeError
                                     : Status::CompileError,

@@ -19,6 +19,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <functional>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -39,6 +40,28 @@ using MaybeFail = std::optional<Failure>;
 
 /// Whether `r` leaves the context unusable (a fault inside a kernel).
 bool isStickyError(CUresult r);
+
+/// The driver JIT's info and error logs as the options of
+/// cuModuleLoadDataEx and cuLinkCreate take them.
+struct JitLogs {
+  std::vector<char> info = std::vector<char>(1 << 16),
+                    err = std::vector<char>(1 << 16);
+  static constexpr unsigned count = 5;
+  CUjit_option options[count] = {
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_LOG_VERBOSE};
+  void *values[count] = {info.data(), reinterpret_cast<void *>(info.size()),
+                         err.data(), reinterpret_cast<void *>(err.size()),
+                         reinterpret_cast<void *>(1)};
+  JitLogs() = default;
+  JitLogs(const JitLogs &) = delete;
+  JitLogs &operator=(const JitLogs &) = delete;
+  /// The error log, trimmed.
+  std::string errors() const;
+  /// Both logs, trimmed, the error log after the info log.
+  std::string text() const;
+};
 
 /// What the slack of a guarded buffer (the mapped bytes before its start
 /// and after its end) is filled with.

@@ -23,16 +23,9 @@ static MaybeFail linkWithDriver(Gpu &gpu, StringRef ptx, std::string &cubinOut,
                                 std::string &log) {
   cuda::Driver &d = gpu.d;
   std::string text = ptx.str(); // NUL-terminated
-  std::vector<char> info(1 << 16), err(1 << 16);
-  CUjit_option opts[] = {
-      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-      CU_JIT_LOG_VERBOSE};
-  void *vals[] = {info.data(), reinterpret_cast<void *>(info.size()),
-                  err.data(), reinterpret_cast<void *>(err.size()),
-                  reinterpret_cast<void *>(1)};
+  JitLogs logs;
   CUlinkState link = nullptr;
-  CUresult r = d.cuLinkCreate(5, opts, vals, &link);
+  CUresult r = d.cuLinkCreate(JitLogs::count, logs.options, logs.values, &link);
   if (r == CUDA_SUCCESS)
     r = d.cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1,
                         "submission.ptx", 0, nullptr, nullptr);
@@ -42,10 +35,8 @@ static MaybeFail linkWithDriver(Gpu &gpu, StringRef ptx, std::string &cubinOut,
     r = d.cuLinkComplete(link, &cubin, &size);
   if (r == CUDA_SUCCESS)
     cubinOut.assign(static_cast<const char *>(cubin), size);
-  log = StringRef(info.data()).trim().str();
-  std::string errLog = StringRef(err.data()).trim().str();
-  if (!errLog.empty())
-    log += (log.empty() ? "" : "\n") + errLog;
+  log = logs.text();
+  std::string errLog = logs.errors();
   if (link)
     d.cuLinkDestroy(link);
   if (r != CUDA_SUCCESS)
