@@ -301,4 +301,15 @@ void ptxbench::runtime::readPeaks(const json::Object &event, RunResult &run) {
   run.peakHow = event.getString("peak_how").value_or("").str();
   run.libraryTflops = event.getNumber("library_tflops").value_or(0);
   run.copyGBps = event.getNumber("copy_gbps").value_or(0);
+  // Each worker's set-up (context, libraries, the harness's kernels, the
+  // card's peaks) adds to one phase.
+  if (std::optional<double> ms = event.getNumber("setup_ms")) {
+    auto it = llvm::find_if(run.phases, [](const Phase &p) {
+      return p.name == "worker set-up";
+    });
+    if (it == run.phases.end())
+      run.phases.push_back({"worker set-up", *ms});
+    else
+      it->ms += *ms;
+  }
 }

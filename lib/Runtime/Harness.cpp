@@ -27,6 +27,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <chrono>
+
 #ifdef PTXBENCH_HAVE_CUDA_HEADERS
 #include "Gpu.h"
 #include "Peaks.h"
@@ -151,6 +153,7 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     }
   };
 
+  auto started = std::chrono::steady_clock::now();
   Gpu gpu;
   if (MaybeFail f = gpu.init()) {
     reportAll(f->status, f->message);
@@ -186,7 +189,10 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
            {"cuda_driver_version", int64_t(gpu.cudaVersion)},
            {"cublaslt_version", int64_t(gpu.haveLt && gpu.lt.cublasLtGetVersion
                                             ? gpu.lt.cublasLtGetVersion()
-                                            : 0)}});
+                                            : 0)},
+           {"setup_ms", std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - started)
+                            .count()}});
 
   // The parent compiled the submission once, under the compile limits.
   std::string ptx, compileLog, jitLog;

@@ -150,6 +150,8 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
           json::Object{{"kind", f.kind}, {"message", f.message}});
     o["work_findings"] = std::move(findings);
   }
+  if (!r.phases.empty())
+    o["phases_ms"] = toJSON(r.phases);
   if (!r.featureNote.empty())
     o["feature_note"] = r.featureNote;
   if (!r.compileLog.empty())
@@ -201,6 +203,8 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
     o["cublaslt_version"] = run.cublasLtVersion;
   if (run.countsDisabled)
     o["feature_counts"] = "disabled";
+  if (!run.phases.empty())
+    o["phases_ms"] = toJSON(run.phases);
   if (!run.sanitizer.empty() || !run.sanitizerNote.empty()) {
     json::Array tools;
     for (const SanitizerReport &t : run.sanitizer)
@@ -342,6 +346,7 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
         r.workFindings.push_back({f->getString("kind").value_or("").str(),
                                   f->getString("message").value_or("").str()});
   r.featureNote = o->getString("feature_note").value_or("").str();
+  fromJSON(o->get("phases_ms"), r.phases);
   TimingStats t;
   if (readTiming(o->getObject("time"), t))
     r.time = t;
@@ -355,5 +360,24 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
         if (const json::Object *c = cv.getAsObject())
           list->push_back(
               {c->getString("tensor").value_or("").str(), readCompareStats(c)});
+  return true;
+}
+
+llvm::json::Value ptxbench::runtime::toJSON(ArrayRef<Phase> phases) {
+  json::Array a;
+  for (const Phase &p : phases)
+    a.push_back(json::Object{{"phase", p.name}, {"ms", p.ms}});
+  return a;
+}
+
+bool ptxbench::runtime::fromJSON(const json::Value *value,
+                                 std::vector<Phase> &phases) {
+  const json::Array *a = value ? value->getAsArray() : nullptr;
+  if (!a)
+    return false;
+  for (const json::Value &v : *a)
+    if (const json::Object *o = v.getAsObject())
+      phases.push_back({o->getString("phase").value_or("").str(),
+                        o->getNumber("ms").value_or(0)});
   return true;
 }

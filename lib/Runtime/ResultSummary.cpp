@@ -190,3 +190,19 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
   }
   os << "status: " << statusName(worstStatus(run)) << "\n";
 }
+
+void ptxbench::runtime::printPhases(const RunResult &run, raw_ostream &os) {
+  auto table = [&](StringRef title, ArrayRef<Phase> phases) {
+    if (phases.empty())
+      return;
+    double total = 0;
+    for (const Phase &p : phases)
+      total += p.name.find("launches") == std::string::npos ? p.ms : 0;
+    os << title << " (" << formatv("{0:f0}", total) << " ms):\n";
+    for (const Phase &p : phases)
+      os << formatv("  {0,-28} {1,10:f1} ms\n", p.name, p.ms);
+  };
+  table("where the time went before the workloads", run.phases);
+  for (const WorkloadResult &r : run.workloads)
+    table("where the time went in " + r.workload, r.phases);
+}

@@ -33,6 +33,7 @@ constexpr std::chrono::milliseconds slowInputSet(500);
 } // namespace
 
 MaybeFail WorkloadRunner::allocate() {
+  auto mark = std::chrono::steady_clock::now();
   uint64_t inputBytes = 0;
   for (unsigned t = 0; t < task.tensors.size(); ++t) {
     auto shape = task.shapeOf(t, wl.params);
@@ -77,6 +78,7 @@ MaybeFail WorkloadRunner::allocate() {
   }
   op = makeOperator(gpu, task, bufs.tensors, wl.params);
   TRY(op->setup());
+  addPhase("buffers", mark);
   // As many input sets as the budget holds, at least two.
   uint64_t referenceBytes = 0;
   for (const CheckedOutput &r : op->referenceOutputs())
@@ -183,8 +185,13 @@ MaybeFail WorkloadRunner::prepareInputSet(unsigned s) {
   activate(s);
   TRY(encodeTensorMaps(set));
   // Set s draws what trial s drew before sets existed.
+  auto mark = std::chrono::steady_clock::now();
   TRY(generateInputs(s));
+  TRY(gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
+                "generating inputs"));
+  mark = addPhase("input sets", mark);
   TRY(op->runReference());
+  mark = addPhase("references", mark);
   for (const CheckedOutput &r : op->referenceOutputs()) {
     set.reference.emplace_back();
     TRY(gpu.allocSealed(set.reference.back(), r.values.bytes));

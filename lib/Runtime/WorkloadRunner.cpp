@@ -16,6 +16,7 @@
 
 #include "ptxbench/Analysis/WorkCounters.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
@@ -195,8 +196,23 @@ MaybeFail WorkloadRunner::finishLaunch(StringRef what) {
   return f;
 }
 
+std::chrono::steady_clock::time_point
+WorkloadRunner::addPhase(StringRef name,
+                         std::chrono::steady_clock::time_point since) {
+  auto now = std::chrono::steady_clock::now();
+  double ms = std::chrono::duration<double, std::milli>(now - since).count();
+  auto it = llvm::find_if(phases, [&](const Phase &p) { return p.name == name; });
+  if (it == phases.end())
+    phases.push_back({name.str(), ms});
+  else
+    it->ms += ms;
+  return now;
+}
+
 void WorkloadRunner::run(WorkloadResult &result, bool baseline,
                          bool checkOnly) {
+  llvm::scope_exit keepPhases([&] { result.phases = phases; });
+  auto mark = std::chrono::steady_clock::now();
   auto fail = [&](const Failure &f) {
     result.status = f.status;
     result.message = f.message;
@@ -208,6 +224,7 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
   if (MaybeFail f = allocate())
     return fail(*f);
   collectIntegrityChecks();
+  mark = std::chrono::steady_clock::now();
   // Correctness: several trials, each on its own input set, into poisoned
   // outputs.
   for (unsigned trial = 0; trial < task.trials; ++trial) {
@@ -225,6 +242,7 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
                                                 .str()))
       return fail(*f2);
   }
+  mark = addPhase("checked trials", mark);
   if (checkOnly) {
     result.status = Status::Passed;
     return;
@@ -232,9 +250,12 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
   // Timing with every launch checked, then the last launch's output
   // checked in full on the host.
   TimingStats t;
-  if (MaybeFail f = timeSubmission(result, t))
-    return fail(*f);
+  MaybeFail timed = timeSubmission(result, t);
+  mark = addPhase("timing loop", mark);
+  if (timed)
+    return fail(*timed);
   result.time = t;
+  phases.push_back({"timed launches (kernel time)", t.meanMs * t.samples});
   if (MaybeFail f = checkOutputs(result, "of the last timed launch"))
     return fail(*f);
   // Inputs untouched through all of it (they are read-only as well).
@@ -253,14 +274,19 @@ void WorkloadRunner::run(WorkloadResult &result, bool baseline,
   result.status = Status::Passed;
   // The work: counted on a checked run, then the knockouts. A failure of
   // the counted run is the workload's.
+  mark = addPhase("final checks", mark);
   if (submission.instrumented) {
-    if (MaybeFail f = countWork(result))
-      return fail(*f);
+    MaybeFail counted = countWork(result);
+    mark = addPhase("counted run", mark);
+    if (counted)
+      return fail(*counted);
     runKnockouts(result);
+    mark = addPhase("knockout runs", mark);
     if (lost)
       return; // a knockout faulted: no baseline in this context
   }
   if (!baseline || task.baseline == "none")
     return;
   runBaseline(result);
+  addPhase("baseline", mark);
 }

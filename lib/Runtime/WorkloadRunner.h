@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -118,6 +119,12 @@ private:
   /// The module of the launch in flight, loaded fresh for it.
   LoadedModule current;
   std::vector<IntegrityCheck> integrity;
+  /// Where this workload's wall time goes (Result.h's phases).
+  std::vector<Phase> phases;
+  /// Adds the time since `since` to phase `name` (created in order of
+  /// first use) and returns now.
+  std::chrono::steady_clock::time_point
+  addPhase(llvm::StringRef name, std::chrono::steady_clock::time_point since);
 
   MaybeFail allocate();
   /// Allocates, fills and hashes input set `s` and computes its reference.

@@ -114,6 +114,11 @@ cl::opt<double> runSanitizeTimeout(
     cl::desc("Seconds each compute-sanitizer tool may run with --sanitize "
              "before it is stopped (default 120)"),
     cl::init(120), cl::sub(runCmd));
+cl::opt<bool> runVerbose("verbose",
+                          cl::desc("Also print where the run's time went "
+                                   "(compile, set-up, inputs, references, "
+                                   "checks, timing, counted run, baseline)"),
+                          cl::sub(runCmd));
 cl::opt<bool> runCheckOnly("check-only",
                            cl::desc("(internal) the checked trials only"),
                            cl::Hidden, cl::sub(runCmd));
@@ -328,6 +333,15 @@ int runRun() {
   run.task = task->name;
   run.solution = runSolution;
   run.baseline = task->baseline;
+  // Where the parent's time goes (run.phases; --verbose prints them).
+  auto mark = std::chrono::steady_clock::now();
+  auto phase = [&](StringRef name) {
+    auto now = std::chrono::steady_clock::now();
+    run.phases.push_back(
+        {name.str(),
+         std::chrono::duration<double, std::milli>(now - mark).count()});
+    mark = now;
+  };
 
   // The target: --arch, else the GPU's, else sm_90a (nothing runs then).
   std::string why, deviceArch;
@@ -359,6 +373,7 @@ int runRun() {
     toolchain::CompiledSource compiled = toolchain::compileCUDA(
         source, sys::path::filename(runSolution), arch, limits);
     compileLog = StringRef(compiled.log).rtrim(StringRef("\0\n", 2)).str();
+    phase("compile (NVRTC)");
     if (compiled.ok)
       ptx = std::move(compiled.ptx);
     else
@@ -375,6 +390,7 @@ int runRun() {
             importSubmission(ptx, context, diagnostics))
       kernels = eval::moduleKernels(*module);
   }
+  phase("import and plan check");
   if (!checkPlanOffline(*task, *workloads, source, runSolution,
                         kernels
                             ? std::optional<ArrayRef<ModuleKernel>>(*kernels)
@@ -404,6 +420,7 @@ int runRun() {
   if (std::optional<toolchain::AssembledModule> assembled =
           toolchain::assembleWholeProgram(ptx, arch,
                                           unsigned(runCompileTimeout))) {
+    phase("assemble (ptxas)");
     if (!assembled->ok) {
       for (WorkloadResult &r : run.workloads) {
         r.status = assembled->timedOut ? Status::CompileTimeout
@@ -523,6 +540,8 @@ int runRun() {
                              join(counted.families, ","));
     }
   }
+  if (!runNoCounts)
+    phase("instrument and assemble the counted copy");
   run.countsDisabled = runNoCounts;
   options.timeoutSeconds = runTimeout;
   options.compileTimeoutSeconds = runCompileTimeout;
@@ -552,6 +571,8 @@ int runRun() {
   creditWork(run, *task);
   judgeSpeedOfLight(run);
   printSummary(run, outs());
+  if (runVerbose)
+    printPhases(run, outs());
   if (int rc = writeJson(run))
     return rc;
   return worstStatus(run) == Status::Passed ? 0 : 1;

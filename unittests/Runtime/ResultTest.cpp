@@ -600,3 +600,36 @@ TEST(ResultTest, ClockAndFeatureReport) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ResultTest, PhasesRoundTripAndPrint) {
+  RunResult run;
+  run.phases = {{"compile (NVRTC)", 812.5}, {"worker set-up", 950}};
+  WorkloadResult r;
+  r.workload = "dev-m4096";
+  r.status = Status::Passed;
+  r.phases = {{"references", 1500},
+              {"timing loop", 400},
+              {"timed launches (kernel time)", 12.5}};
+  run.workloads = {r};
+  WorkloadResult back;
+  ASSERT_TRUE(fromJSON(toJSON(run.workloads[0]), back));
+  ASSERT_EQ(back.phases.size(), 3u);
+  EXPECT_EQ(back.phases[0].name, "references");
+  EXPECT_EQ(back.phases[2].ms, 12.5);
+  const llvm::json::Object *o = toJSON(run).getAsObject();
+  ASSERT_TRUE(o && o->getArray("phases_ms"));
+  EXPECT_EQ(o->getArray("phases_ms")->size(), 2u);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printPhases(run, os);
+  // The kernel's own time is part of the timing loop: not added twice.
+  EXPECT_NE(text.find("where the time went in dev-m4096 (1900 ms)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("before the workloads (1762 ms)"), std::string::npos)
+      << text;
+}
+
+} // namespace

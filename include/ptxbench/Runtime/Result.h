@@ -212,6 +212,12 @@ TimingStats summarizeTimes(llvm::ArrayRef<double> samplesMs);
 bool enoughSamples(llvm::ArrayRef<double> samplesMs, double elapsedSeconds,
                    const Task::Timing &timing);
 
+/// Where a run's wall time went: one named step and its milliseconds.
+struct Phase {
+  std::string name;
+  double ms = 0;
+};
+
 /// The result of one workload.
 struct WorkloadResult {
   std::string workload;
@@ -247,6 +253,10 @@ struct WorkloadResult {
     std::string kind, message;
   };
   std::vector<WorkFinding> workFindings;
+  /// The worker's steps for this workload, in order (docs/harness.md,
+  /// "Where the time goes"): buffers, inputs, references, trials, timing
+  /// (with the timed launches' own time), counted run, knockouts, baseline.
+  std::vector<Phase> phases;
 };
 
 /// One compute-sanitizer tool's findings (`ptxbench run --sanitize`).
@@ -291,6 +301,9 @@ struct RunResult {
   /// cublasLtGetVersion (0 when cuBLASLt did not load).
   std::string driver;
   int64_t cudaDriverVersion = 0, cublasLtVersion = 0;
+  /// The parent's and the workers' steps before any workload: compile,
+  /// assemble, instrument, worker start and device set-up.
+  std::vector<Phase> phases;
   /// The run-time work counts were switched off (--no-feature-counts): the
   /// FP32 CUDA-core check cannot be made.
   bool countsDisabled = false;
@@ -333,6 +346,10 @@ void creditWork(RunResult &run, const Task &task);
 /// The message says which limit and by how much.
 void judgeSpeedOfLight(RunResult &run);
 void printSummary(const RunResult &result, llvm::raw_ostream &os);
+/// The phases of the run and of each workload, a table (`run --verbose`).
+void printPhases(const RunResult &result, llvm::raw_ostream &os);
+llvm::json::Value toJSON(llvm::ArrayRef<Phase> phases);
+bool fromJSON(const llvm::json::Value *value, std::vector<Phase> &phases);
 
 } // namespace ptxbench::runtime
 
