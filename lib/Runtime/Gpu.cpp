@@ -14,6 +14,7 @@
 #include "BuiltinKernels.h"
 
 #include "ptxbench/Runtime/Containment.h"
+#include "ptxbench/Runtime/HarnessCache.h"
 
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
@@ -219,11 +220,21 @@ std::string Gpu::arch() const { return archName(ccMajor, ccMinor); }
 
 MaybeFail Gpu::loadBuiltins(StringRef source, StringRef fileName,
                             CUmodule &module) {
+  // NVRTC takes seconds on the attention references: its PTX is kept per
+  // source, target and toolkit (the driver's own cache keeps the JIT's).
   std::string ptx, log;
-  if (MaybeFail f = compileCuda(source, fileName, ptx, log)) {
+  std::string cached = "harness-kernels-" + arch() + "-" +
+                       cacheKey({source, arch(), std::to_string(CUDA_VERSION),
+                                 driverVersion}) +
+                       ".ptx";
+  if (std::optional<std::string> hit = readCached(cached)) {
+    ptx = std::move(*hit);
+  } else if (MaybeFail f = compileCuda(source, fileName, ptx, log)) {
     f->status = Status::HarnessError;
     f->message += "\n" + log;
     return f;
+  } else {
+    writeCached(cached, ptx); // best effort: a read-only cache costs time only
   }
   if (MaybeFail f = loadModule(ptx, module, log)) {
     f->status = Status::HarnessError;

@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "ptxbench/Runtime/HarnessCache.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -25,16 +27,9 @@ using namespace llvm;
 using namespace ptxbench::runtime;
 
 static std::string peaksCachePath(const Gpu &gpu) {
-  SmallString<256> dir;
-  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x) {
-    dir = x;
-  } else if (const char *h = getenv("HOME"); h && *h) {
-    dir = h;
-    sys::path::append(dir, ".cache");
-  } else {
+  SmallString<256> dir(harnessCacheDir());
+  if (dir.empty())
     return "";
-  }
-  sys::path::append(dir, "ptxbench");
   std::string key = gpu.name + "-" + gpu.driverVersion;
   for (char &c : key)
     if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-')
