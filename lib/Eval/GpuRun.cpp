@@ -123,6 +123,10 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
       llvm::formatv("--timeout={0}", options.timeoutSeconds).str(),
       llvm::formatv("--compile-timeout={0}", options.compileTimeoutSeconds)
           .str()};
+  if (options.seed) {
+    args.push_back(llvm::formatv("--seed={0}", options.seed).str());
+    args.push_back("--cache-references");
+  }
   std::vector<StringRef> argv(args.begin(), args.end());
   std::vector<std::string> envStore;
   for (char **e = environ; *e; ++e)

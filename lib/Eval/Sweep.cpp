@@ -482,6 +482,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
     run.shapes = options.shapes;
     run.timeoutSeconds = options.runTimeoutSeconds;
     run.compileTimeoutSeconds = options.compileTimeoutSeconds;
+    run.seed = options.seed;
     run.gpu = gpus.acquire();
     runOnGpu(record, run);
     gpus.release(run.gpu);

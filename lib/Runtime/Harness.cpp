@@ -336,6 +336,8 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     {
       WorkloadRunner runner(gpu, task, *resolved, submission, workloads[i],
                             options.seed + i);
+      if (options.cacheReferences)
+        runner.referenceCacheKey = options.taskKey;
       runner.progress = [&] {
         emit(fd, json::Object{{"event", "progress"}, {"index", int64_t(i)}});
       };

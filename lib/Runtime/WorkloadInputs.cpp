@@ -12,6 +12,9 @@
 #include "WorkloadRunner.h"
 
 #include "ptxbench/Runtime/Containment.h"
+#include "ptxbench/Runtime/HarnessCache.h"
+
+#include <cstring>
 
 #include <chrono>
 
@@ -186,11 +189,16 @@ MaybeFail WorkloadRunner::prepareInputSet(unsigned s) {
   TRY(encodeTensorMaps(set));
   // Set s draws what trial s drew before sets existed.
   auto mark = std::chrono::steady_clock::now();
-  TRY(generateInputs(s));
+  TRY(generateInputs(s, /*derive=*/false));
   TRY(gpu.check(d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
                 "generating inputs"));
   mark = addPhase("input sets", mark);
-  TRY(op->runReference());
+  if (referenceCacheKey.empty() || !loadCachedReference(s)) {
+    TRY(op->deriveInputs());
+    TRY(op->runReference());
+    if (!referenceCacheKey.empty())
+      storeCachedReference(s);
+  }
   mark = addPhase("references", mark);
   for (const CheckedOutput &r : op->referenceOutputs()) {
     set.reference.emplace_back();
@@ -234,7 +242,7 @@ MaybeFail WorkloadRunner::hashInputs(unsigned s,
   return f;
 }
 
-MaybeFail WorkloadRunner::generateInputs(unsigned trial) {
+MaybeFail WorkloadRunner::generateInputs(unsigned trial, bool derive) {
   for (unsigned t = 0; t < task.tensors.size(); ++t) {
     const TensorSpec &spec = task.tensors[t];
     if (spec.role != Role::Input ||
@@ -258,7 +266,111 @@ MaybeFail WorkloadRunner::generateInputs(unsigned trial) {
     TRY(gpu.builtin("ptxbench_init", init));
     TRY(launchBuiltin(gpu, init, grid, block, 0, args, "generating inputs"));
   }
-  return op->deriveInputs();
+  return derive ? op->deriveInputs() : std::nullopt;
+}
+
+// The reference cache. A file holds, for one input set, the derived inputs
+// and the reference outputs, each as (u32 tensor, u8 kind, u64 bytes,
+// bytes), then the hashes of all the set's inputs as they were: on reuse
+// the freshly drawn inputs with the kept derived ones must hash the same,
+// else the entry is not used.
+namespace {
+constexpr char referenceMagic[8] = {'P', 'T', 'X', 'B', 'R', 'E', 'F', '1'};
+template <typename T> void put(std::string &out, T v) {
+  out.append(reinterpret_cast<const char *>(&v), sizeof(v));
+}
+template <typename T> bool take(StringRef &in, T &v) {
+  if (in.size() < sizeof(T))
+    return false;
+  std::memcpy(&v, in.data(), sizeof(T));
+  in = in.drop_front(sizeof(T));
+  return true;
+}
+} // namespace
+
+std::string WorkloadRunner::referenceCacheName(unsigned s) const {
+  std::string params;
+  for (const auto &[name, value] : wl.params)
+    params += (name + "=" + Twine(value) + ";").str();
+  return "reference-" +
+         cacheKey({referenceCacheKey, wl.name, params, std::to_string(seed),
+                   std::to_string(s), gpu.name, gpu.driverVersion,
+                   std::to_string(CUDA_VERSION)}) +
+         ".bin";
+}
+
+void WorkloadRunner::storeCachedReference(unsigned s) {
+  std::string out(referenceMagic, sizeof(referenceMagic));
+  auto blob = [&](unsigned tensor, uint8_t kind, const DeviceBuffer &b) {
+    std::string bytes(b.bytes, '\0');
+    if (d.cuMemcpyDtoH(bytes.data(), b.ptr, b.bytes) != CUDA_SUCCESS)
+      return false;
+    put<uint32_t>(out, tensor);
+    put<uint8_t>(out, kind);
+    put<uint64_t>(out, b.bytes);
+    out += bytes;
+    return true;
+  };
+  if (d.cuStreamSynchronize(gpu.stream) != CUDA_SUCCESS)
+    return;
+  for (unsigned t = 0; t < task.tensors.size(); ++t)
+    if (task.tensors[t].role == Role::Input &&
+        task.tensors[t].dist.kind == Distribution::Kind::Derived &&
+        !blob(t, 0, sets[s].inputs[t]))
+      return;
+  for (const CheckedOutput &r : op->referenceOutputs())
+    if (!blob(r.tensor, 1, r.values))
+      return;
+  std::vector<uint64_t> hashes;
+  if (hashInputs(s, hashes))
+    return;
+  put<uint32_t>(out, hashes.size());
+  for (uint64_t h : hashes)
+    put<uint64_t>(out, h);
+  writeCached(referenceCacheName(s), out);
+}
+
+bool WorkloadRunner::loadCachedReference(unsigned s) {
+  std::optional<std::string> file = readCached(referenceCacheName(s));
+  if (!file || !StringRef(*file).starts_with(
+                   StringRef(referenceMagic, sizeof(referenceMagic))))
+    return false;
+  StringRef in = StringRef(*file).drop_front(sizeof(referenceMagic));
+  const std::vector<CheckedOutput> &refs = op->referenceOutputs();
+  unsigned derived = 0, outputs = 0;
+  for (unsigned t = 0; t < task.tensors.size(); ++t)
+    derived += task.tensors[t].role == Role::Input &&
+               task.tensors[t].dist.kind == Distribution::Kind::Derived;
+  for (unsigned i = 0; i < derived + refs.size(); ++i) {
+    uint32_t tensor;
+    uint8_t kind;
+    uint64_t bytes;
+    if (!take(in, tensor) || !take(in, kind) || !take(in, bytes) ||
+        in.size() < bytes || tensor >= task.tensors.size())
+      return false;
+    const DeviceBuffer *target = nullptr;
+    if (kind == 0 && task.tensors[tensor].role == Role::Input)
+      target = &sets[s].inputs[tensor];
+    for (const CheckedOutput &r : refs)
+      if (kind == 1 && r.tensor == int(tensor))
+        target = &r.values;
+    if (!target || target->bytes != bytes ||
+        d.cuMemcpyHtoD(target->ptr, in.data(), bytes) != CUDA_SUCCESS)
+      return false;
+    outputs += kind == 1;
+    in = in.drop_front(bytes);
+  }
+  uint32_t count;
+  std::vector<uint64_t> now;
+  if (outputs != refs.size() || !take(in, count) ||
+      count != task.tensors.size() || hashInputs(s, now))
+    return false;
+  for (unsigned t = 0; t < count; ++t) {
+    uint64_t h;
+    if (!take(in, h) || h != now[t])
+      return false; // other inputs than when it was kept
+  }
+  return true;
 }
 
 MaybeFail WorkloadRunner::poisonOutputs() {

@@ -18,6 +18,10 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include "ptxbench/Runtime/HarnessCache.h"
 
 #include <cstring>
 
@@ -132,7 +136,45 @@ MaybeFail WorkloadRunner::time(std::function<MaybeFail()> launch,
 /// Times the library baseline on the same path, then checks its outputs
 /// against the same reference (a sanity check of both); a failure is
 /// reported in the message, never in the submission's status.
+/// How long a baseline's time is reused (with the reference cache): the
+/// card's clock and the library's choices drift slowly, so a sweep re-times
+/// the library every ten minutes.
+constexpr std::chrono::minutes baselineReuse(10);
+
 void WorkloadRunner::runBaseline(WorkloadResult &result) {
+  // With the reference cache, a baseline timed recently on the same card,
+  // task, workload and seed is reused with its checks.
+  std::string cached;
+  if (!referenceCacheKey.empty()) {
+    cached = "baseline-" +
+             cacheKey({referenceCacheName(0), task.baseline,
+                       gpu.haveLt && gpu.lt.cublasLtGetVersion
+                           ? std::to_string(gpu.lt.cublasLtGetVersion())
+                           : std::string()}) +
+             ".json";
+    if (std::optional<std::string> text = readCached(cached)) {
+      auto v = json::parse(*text);
+      if (!v)
+        consumeError(v.takeError());
+      const json::Object *o = v ? v->getAsObject() : nullptr;
+      int64_t written = o ? o->getInteger("written").value_or(0) : 0;
+      int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+      WorkloadResult kept;
+      if (o && now - written >= 0 &&
+          now - written <
+              std::chrono::duration_cast<std::chrono::seconds>(baselineReuse)
+                  .count() &&
+          o->get("result") && fromJSON(*o->get("result"), kept) &&
+          kept.baselineTime) {
+        result.baselineTime = kept.baselineTime;
+        result.baselineChecks = kept.baselineChecks;
+        result.baselineVersion = kept.baselineVersion;
+        return;
+      }
+    }
+  }
   std::function<MaybeFail()> launch;
   TimingStats bt;
   MaybeFail f = op->makeBaseline(launch);
@@ -147,6 +189,20 @@ void WorkloadRunner::runBaseline(WorkloadResult &result) {
   }
   result.baselineTime = bt;
   result.baselineVersion = op->baselineVersion();
+  if (cached.empty())
+    return;
+  WorkloadResult kept;
+  kept.baselineTime = bt;
+  kept.baselineChecks = result.baselineChecks;
+  kept.baselineVersion = result.baselineVersion;
+  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  writeCached(cached,
+              formatv("{0}", json::Value(json::Object{{"written", now},
+                                                      {"result",
+                                                       toJSON(kept)}}))
+                  .str());
 }
 
 std::string WorkloadRunner::faultNote() const {

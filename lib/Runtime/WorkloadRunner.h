@@ -89,6 +89,9 @@ public:
                  uint64_t seed)
       : gpu(gpu), d(gpu.d), task(task), plan(plan), submission(submission),
         wl(wl), seed(seed) {}
+  /// Keep and reuse the input sets' references under this key prefix (the
+  /// task file's hash); empty: compute them every time.
+  std::string referenceCacheKey;
   ~WorkloadRunner();
 
   /// Runs the checks, the timing, the counted run and the knockouts (when
@@ -135,7 +138,16 @@ private:
                             CUtensorMap &map);
   /// Makes set `s` the one the submission, reference and baseline read.
   void activate(unsigned s);
-  MaybeFail generateInputs(unsigned trial);
+  /// Draws input set `trial`'s generated inputs; with `derive`, also the
+  /// inputs the reference derives from them.
+  MaybeFail generateInputs(unsigned trial, bool derive = true);
+  /// The cache file of input set `s`'s derived inputs and references.
+  std::string referenceCacheName(unsigned s) const;
+  /// Fills set `s`'s derived inputs and the operator's reference outputs
+  /// from the cache; false when there is no usable entry.
+  bool loadCachedReference(unsigned s);
+  /// Keeps set `s`'s derived inputs and references in the cache.
+  void storeCachedReference(unsigned s);
   MaybeFail poisonOutputs();
   /// Fills the plan's scratch workspaces (neither `zero` nor `zero=once`)
   /// with 0xFF bytes, so nothing left by an earlier launch is there.

@@ -22,6 +22,8 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 
+#include <random>
+
 using namespace llvm;
 using namespace ptxbench;
 
@@ -65,6 +67,13 @@ cl::opt<unsigned> jobs("jobs", cl::desc("Static-analysis threads (default: "
 cl::opt<std::string> gpus("gpus",
                           cl::desc("GPUs for ptxbench run: all, or 0,1,..."),
                           cl::init("all"), cl::sub(evalCmd));
+cl::opt<uint64_t> evalSeed(
+    "seed",
+    cl::desc("The sweep's input seed: every sample's run draws the same "
+             "inputs and the harness computes their references once "
+             "(default: a fresh seed per sweep, printed; 0 keeps a fresh seed "
+             "per run)"),
+    cl::sub(evalCmd));
 cl::opt<double> runTimeout("timeout",
                            cl::desc("Seconds a run may go without progress"),
                            cl::init(60), cl::sub(evalCmd));
@@ -90,6 +99,12 @@ int runEval() {
   options.assemble = !noAssemble;
   options.sass = sass;
   options.runTimeoutSeconds = runTimeout;
+  if (evalSeed.getNumOccurrences())
+    options.seed = evalSeed;
+  else
+    options.seed = (uint64_t(std::random_device{}()) << 32 |
+                    std::random_device{}()) |
+                   1;
   options.compileTimeoutSeconds = compileTimeout;
   auto parsedShard = eval::parseShard(shard);
   if (!parsedShard)
@@ -109,6 +124,10 @@ int runEval() {
   }
   options.tool = sys::fs::getMainExecutable(nullptr, nullptr);
   options.progress = &errs();
+  if (!options.staticOnly && options.seed)
+    errs() << "eval: input seed " << options.seed
+           << " for every run (rerun with --seed=" << options.seed
+           << " to reproduce)\n";
   if (!sys::fs::is_directory(tasksDir))
     return fail("tasks folder '" + tasksDir + "' does not exist");
 

@@ -27,6 +27,7 @@
 
 #include "ptxbench/Runtime/Containment.h"
 #include "ptxbench/Runtime/Harness.h"
+#include "ptxbench/Runtime/HarnessCache.h"
 #include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Runtime/Task.h"
@@ -114,6 +115,14 @@ cl::opt<double> runSanitizeTimeout(
     cl::desc("Seconds each compute-sanitizer tool may run with --sanitize "
              "before it is stopped (default 120)"),
     cl::init(120), cl::sub(runCmd));
+cl::opt<bool> runCacheReferences(
+    "cache-references",
+    cl::desc("With --seed: keep each input set's reference outputs (and "
+             "derived inputs) in the harness cache and reuse them in later "
+             "runs of the same task, workload and seed (a sweep's "
+             "submissions)"),
+    cl::sub(runCmd));
+cl::opt<std::string> runTaskKey("task-key", cl::Hidden, cl::sub(runCmd));
 cl::opt<bool> runVerbose("verbose",
                           cl::desc("Also print where the run's time went "
                                    "(compile, set-up, inputs, references, "
@@ -314,6 +323,8 @@ int runRun() {
     WorkerOptions options;
     options.solutionPath = runSolution;
     options.seed = runSeed;
+    options.cacheReferences = runCacheReferences && !runTaskKey.empty();
+    options.taskKey = runTaskKey;
     options.first = runFirst;
     options.baseline = !runNoBaseline;
     options.resultFd = runResultFd;
@@ -500,6 +511,18 @@ int runRun() {
                   "--solution=" + runSolution,
                   "--shapes=" + runShapes,
                   "--seed=" + std::to_string(seed)};
+  // References are reused only for a seed the caller chose: a fresh seed
+  // never repeats.
+  if (runCacheReferences && runSeed) {
+    SmallString<256> taskFile(taskPath);
+    if (sys::fs::is_directory(taskFile))
+      sys::path::append(taskFile, "task.json");
+    if (auto text = MemoryBuffer::getFile(taskFile)) {
+      options.argv.push_back("--cache-references");
+      options.argv.push_back("--task-key=" +
+                             cacheKey({(*text)->getBuffer()}));
+    }
+  }
   if (runNoBaseline)
     options.argv.push_back("--no-baseline");
   if (runRemeasure)

@@ -31,6 +31,10 @@ struct GpuRunOptions {
   std::string gpu;
   double timeoutSeconds = 60;
   double compileTimeoutSeconds = 60;
+  /// The sweep's input seed (0: a fresh one per run). With one, every
+  /// sample of the sweep sees the same inputs and the harness reuses their
+  /// references (`run --cache-references`).
+  uint64_t seed = 0;
 };
 
 /// Runs `record`'s code; fills runStatus, runJson and runSeconds. A harness

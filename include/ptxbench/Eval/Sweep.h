@@ -40,6 +40,8 @@ struct SweepOptions {
   /// The ptxbench executable (for `ptxbench run`).
   std::string tool;
   double runTimeoutSeconds = 60;
+  /// The input seed every run of the sweep uses (GpuRunOptions::seed).
+  uint64_t seed = 0;
   /// Seconds NVRTC (static analysis and run) and the driver's JIT may take
   /// to compile a sample.
   double compileTimeoutSeconds = 60;

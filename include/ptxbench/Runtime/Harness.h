@@ -38,6 +38,12 @@ struct WorkerOptions {
   /// compiles the PTX).
   std::string cubinPath, countCubinPath;
   uint64_t seed = 0;
+  /// With a seed given by the caller (the same for every submission of a
+  /// sweep): keep each input set's derived inputs and reference outputs in
+  /// the harness cache (HarnessCache.h) under a key of `taskKey` (the task
+  /// file's hash), the workload, the seed and the set, and reuse them.
+  bool cacheReferences = false;
+  std::string taskKey;
   /// Index of the first workload to run (a restarted worker skips those
   /// already reported).
   unsigned first = 0;
