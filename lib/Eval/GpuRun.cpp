@@ -2,6 +2,8 @@
 
 #include "ptxbench/Eval/GpuRun.h"
 
+#include "ptxbench/Runtime/GpuLock.h"
+
 #include "ptxbench/Support/JSON.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -123,6 +125,9 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
       llvm::formatv("--timeout={0}", options.timeoutSeconds).str(),
       llvm::formatv("--compile-timeout={0}", options.compileTimeoutSeconds)
           .str()};
+  // Two runs may share a GPU (one compiling while the other times): the
+  // workers take turns through the GPU's lock.
+  args.push_back("--gpu-lock=" + ptxbench::runtime::gpuLockPath(options.gpu));
   if (options.seed) {
     args.push_back(llvm::formatv("--seed={0}", options.seed).str());
     args.push_back("--cache-references");

@@ -377,7 +377,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
                  {"toolchain", toolchainVersions()}}));
 
   Progress progress(options.progress, pending.size(), stats.skipped);
-  GpuPool gpus(options.gpus);
+  GpuPool gpus(options.gpus, options.runsPerGpu);
   std::mutex errorMutex;
   SharedRuns runs;
   std::atomic<size_t> next{0};

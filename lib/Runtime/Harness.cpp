@@ -36,6 +36,7 @@
 #include "WorkloadRunner.h"
 
 #include "ptxbench/Runtime/Containment.h"
+#include "ptxbench/Runtime/GpuLock.h"
 
 #include <unistd.h>
 #endif
@@ -153,6 +154,22 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     }
   };
 
+  // Another run on this GPU finishes its GPU part first; meanwhile the
+  // watchdog hears from us.
+  GpuLock gpuLock;
+  if (!options.gpuLock.empty()) {
+    std::string error;
+    if (!gpuLock.acquire(
+            options.gpuLock,
+            [&] {
+              emit(fd, json::Object{{"event", "progress"},
+                                    {"index", int64_t(options.first)}});
+            },
+            500, error)) {
+      reportAll(Status::HarnessError, error);
+      return 0;
+    }
+  }
   auto started = std::chrono::steady_clock::now();
   Gpu gpu;
   if (MaybeFail f = gpu.init()) {

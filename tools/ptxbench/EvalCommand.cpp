@@ -74,6 +74,11 @@ cl::opt<uint64_t> evalSeed(
              "(default: a fresh seed per sweep, printed; 0 keeps a fresh seed "
              "per run)"),
     cl::sub(evalCmd));
+cl::opt<unsigned> runsPerGpu(
+    "runs-per-gpu",
+    cl::desc("Runs that share a GPU at once: their GPU parts take turns, so "
+             "one compiles and assembles while another times (default 2)"),
+    cl::init(2), cl::sub(evalCmd));
 cl::opt<double> runTimeout("timeout",
                            cl::desc("Seconds a run may go without progress"),
                            cl::init(60), cl::sub(evalCmd));
@@ -99,6 +104,7 @@ int runEval() {
   options.assemble = !noAssemble;
   options.sass = sass;
   options.runTimeoutSeconds = runTimeout;
+  options.runsPerGpu = std::max(1u, unsigned(runsPerGpu));
   if (evalSeed.getNumOccurrences())
     options.seed = evalSeed;
   else

@@ -123,6 +123,12 @@ cl::opt<bool> runCacheReferences(
              "submissions)"),
     cl::sub(runCmd));
 cl::opt<std::string> runTaskKey("task-key", cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runGpuLock(
+    "gpu-lock",
+    cl::desc("A lock file the worker holds while it uses the GPU, so runs "
+             "that share a GPU overlap only in their CPU part (eval passes "
+             "one per GPU)"),
+    cl::value_desc("file"), cl::sub(runCmd));
 cl::opt<bool> runVerbose("verbose",
                           cl::desc("Also print where the run's time went "
                                    "(compile, set-up, inputs, references, "
@@ -325,6 +331,7 @@ int runRun() {
     options.seed = runSeed;
     options.cacheReferences = runCacheReferences && !runTaskKey.empty();
     options.taskKey = runTaskKey;
+    options.gpuLock = runGpuLock;
     options.first = runFirst;
     options.baseline = !runNoBaseline;
     options.resultFd = runResultFd;
@@ -511,6 +518,8 @@ int runRun() {
                   "--solution=" + runSolution,
                   "--shapes=" + runShapes,
                   "--seed=" + std::to_string(seed)};
+  if (!runGpuLock.empty())
+    options.argv.push_back("--gpu-lock=" + runGpuLock);
   // References are reused only for a seed the caller chose: a fresh seed
   // never repeats.
   if (runCacheReferences && runSeed) {

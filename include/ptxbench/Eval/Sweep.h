@@ -40,6 +40,8 @@ struct SweepOptions {
   /// The ptxbench executable (for `ptxbench run`).
   std::string tool;
   double runTimeoutSeconds = 60;
+  /// Runs that share a GPU at once (their GPU parts take turns).
+  unsigned runsPerGpu = 2;
   /// The input seed every run of the sweep uses (GpuRunOptions::seed).
   uint64_t seed = 0;
   /// Seconds NVRTC (static analysis and run) and the driver's JIT may take

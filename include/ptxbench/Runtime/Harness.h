@@ -43,6 +43,9 @@ struct WorkerOptions {
   /// the harness cache (HarnessCache.h) under a key of `taskKey` (the task
   /// file's hash), the workload, the seed and the set, and reuse them.
   bool cacheReferences = false;
+  /// A GPU lock file (GpuLock.h) to hold before touching the device, for
+  /// runs that share a GPU; empty: none.
+  std::string gpuLock;
   std::string taskKey;
   /// Index of the first workload to run (a restarted worker skips those
   /// already reported).
