@@ -290,6 +290,8 @@ ptxbench::eval::runSweep(ResultsStore &store,
                          const std::vector<SampleInput> &samples,
                          const SweepOptions &options) {
   SweepStats stats;
+  auto sweepStart = Clock::now();
+  std::atomic<unsigned> gpuRuns{0};
   // What is recorded of these samples: looked up one by one for a few
   // (`generate` evaluates a turn at a time, and reading a large store whole
   // for each would cost time quadratic in its size), else read whole.
@@ -486,6 +488,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
     run.gpu = gpus.acquire();
     runOnGpu(record, run);
     gpus.release(run.gpu);
+    ++gpuRuns;
     record.runJson = withFeatureCounts(withSplits(record.runJson, task.heldout));
     record.environmentJson =
         environmentWith(environment, run.gpu, record.runJson);
@@ -510,5 +513,9 @@ ptxbench::eval::runSweep(ResultsStore &store,
     t.join();
   if (firstError)
     return std::move(*firstError);
+  stats.gpuRuns = gpuRuns;
+  stats.gpus = options.staticOnly ? 0 : unsigned(options.gpus.size());
+  stats.wallSeconds =
+      std::chrono::duration<double>(Clock::now() - sweepStart).count();
   return stats;
 }

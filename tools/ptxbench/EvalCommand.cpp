@@ -153,6 +153,11 @@ int runEval() {
   for (auto &[status, count] : stats->byStatus)
     outs() << "\n  " << status << ": " << count;
   outs() << "\n";
+  if (stats->gpuRuns)
+    outs() << formatv("{0} samples run in {1:f0} s on {2} GPU(s): {3:f0} "
+                      "samples per GPU-hour\n",
+                      stats->gpuRuns, stats->wallSeconds, stats->gpus,
+                      stats->samplesPerGpuHour());
   return 0;
 }
 

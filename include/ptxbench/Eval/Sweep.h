@@ -53,6 +53,14 @@ struct SweepOptions {
 
 struct SweepStats {
   unsigned inShard = 0, skipped = 0, evaluated = 0, reused = 0;
+  /// Samples run on a GPU now (not reused), the sweep's wall time and the
+  /// GPUs it had: samplesPerGpuHour() is what a sweep costs.
+  unsigned gpuRuns = 0, gpus = 0;
+  double wallSeconds = 0;
+  double samplesPerGpuHour() const {
+    return wallSeconds > 0 && gpus ? gpuRuns / (wallSeconds * gpus / 3600)
+                                   : 0;
+  }
   /// The final status of each sample evaluated now (run status when run).
   std::map<std::string, unsigned> byStatus;
 };
