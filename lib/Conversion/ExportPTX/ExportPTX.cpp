@@ -184,8 +184,12 @@ LogicalResult Exporter::printModuleItem(Operation *item) {
         return success();
       })
       .Case([&](SectionOp section) {
-        os << "\t.section\t" << section.getName() << "\n\t{"
-           << section.getContents() << "}\n";
+        // The header as it was written, else the usual form.
+        if (std::optional<StringRef> header = section.getHeader())
+          os << '\t' << *header;
+        else
+          os << "\t.section\t" << section.getName() << "\n\t";
+        os << '{' << section.getContents() << "}\n";
         return success();
       })
       .Case([&](ModulePragmaOp pragma) {

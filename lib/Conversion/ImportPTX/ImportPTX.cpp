@@ -245,6 +245,10 @@ LogicalResult Importer::parseSection() {
   advance();
   if (!tok.is('{'))
     return error("expected '{' after .section " + name);
+  // The header as written (its text and its line breaks are in a cubin
+  // with line info), unless it is the exporter's own form.
+  StringRef header(start.text.data(), tok.text.data() - start.text.data());
+  std::string usual = (".section\t" + name + "\n\t").str();
   // The contents, verbatim, up to the matching brace, skipping strings and
   // comments. Sections hold DWARF data and can be megabytes long.
   const char *open = lexer.position();
@@ -275,7 +279,9 @@ LogicalResult Importer::parseSection() {
   if (depth != 0)
     return error(start, "unterminated .section " + name);
   SectionOp::create(builder, loc(start), builder.getStringAttr(name),
-                    builder.getStringAttr(StringRef(open, cur - open)));
+                    builder.getStringAttr(StringRef(open, cur - open)),
+                    header == usual ? StringAttr()
+                                    : builder.getStringAttr(header));
   lexer.skipTo(cur + 1);
   advance();
   return success();

@@ -150,7 +150,15 @@ def PTX_FileOp : PTX_Op<"file", [HasParent<"ModuleOp">]> {
 
 def PTX_SectionOp : PTX_Op<"section", [HasParent<"ModuleOp">]> {
   let summary = "an opaque .section (DWARF data), its body kept verbatim";
-  let arguments = (ins StrAttr:$name, StrAttr:$contents);
+  let description = [{
+    `header` is the text from `.section` to its `{` as written, when it is
+    not the exporter's own `.section<TAB>NAME<NEWLINE><TAB>` (older debug
+    targets write `.section .debug_info {` on one line): a cubin with line
+    info records the text of the section's lines and their numbers, so
+    the header is exported as it was.
+  }];
+  let arguments = (ins StrAttr:$name, StrAttr:$contents,
+                       OptionalAttr<StrAttr>:$header);
   let assemblyFormat = "$name $contents attr-dict";
 }
 
