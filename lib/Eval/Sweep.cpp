@@ -239,8 +239,12 @@ bool ptxbench::eval::isCurrent(const SampleRecord &row,
        {StringRef(input.solutionPath), StringRef(input.responsePath)})
     if (modifiedMs(file) > row.recordedAtMs)
       return false;
-  // A run result is wanted, unless static-only or it never got to run.
-  return options.staticOnly || !row.analyzed() || row.ran();
+  // A run result is wanted, unless static-only or it never got to run; a
+  // run that found no GPU, or failed in the harness, is no result.
+  if (options.staticOnly || !row.analyzed())
+    return true;
+  return row.ran() && row.runStatus != "NO_GPU" &&
+         row.runStatus != "HARNESS_ERROR";
 }
 
 llvm::json::Object ptxbench::eval::toolchainVersions() {

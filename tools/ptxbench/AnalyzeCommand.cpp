@@ -75,9 +75,8 @@ cl::opt<double> compileTimeout(
              "child process, stopped past it)"),
     cl::init(60), cl::sub(analyzeCmd));
 
-int fail(const Twine &message) {
-  WithColor::error(errs(), "ptxbench analyze") << message << "\n";
-  return 1;
+int fail(const Twine &message, int status = cli::ExitUsage) {
+  return cli::fail("analyze", message, status);
 }
 
 /// The PTX to analyze: the file itself, or NVRTC's output for a .cu file.
@@ -87,17 +86,13 @@ bool loadPTX(const MemoryBuffer &file, std::string &ptx) {
     ptx = file.getBuffer().str();
     return true;
   }
-  if (arch.empty()) {
-    fail("--arch is needed to compile CUDA C++");
-    return false;
-  }
   toolchain::CompileLimits limits;
   limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
   limits.seconds = compileTimeout;
   toolchain::CompiledSource compiled =
       toolchain::compileCUDA(file.getBuffer(), input, arch, limits);
   if (compiled.timedOut) {
-    fail("COMPILE_TIMEOUT: " + compiled.log);
+    fail("COMPILE_TIMEOUT: " + compiled.log, cli::ExitFailed);
     return false;
   }
   for (const toolchain::CompilerMessage &message : compiled.messages)
@@ -107,7 +102,7 @@ bool loadPTX(const MemoryBuffer &file, std::string &ptx) {
   if (!compiled.ok) {
     if (compiled.messages.empty())
       errs() << compiled.log << "\n";
-    fail("'" + input + "' does not compile for " + arch);
+    fail("'" + input + "' does not compile for " + arch, cli::ExitFailed);
     return false;
   }
   ptx = std::move(compiled.ptx);
@@ -130,9 +125,14 @@ int runAnalyze() {
                   name + "' in --require (docs/isa-coverage.md lists them)");
     options.requested.push_back(std::move(*requirement));
   }
+  if (!arch.empty())
+    if (Error e = toolchain::checkTargetName(arch))
+      return fail("--arch: " + toString(std::move(e)));
+  if (StringRef(input).ends_with(".cu") && arch.empty())
+    return fail("--arch is needed to compile CUDA C++");
   std::string ptx;
   if (!loadPTX(*file, ptx))
-    return 1;
+    return cli::ExitFailed;
 
   // Import: errors are the user's, at file:line:col of the PTX.
   std::string ptxName = StringRef(input).ends_with(".cu") ? input + ".ptx"
@@ -148,12 +148,16 @@ int runAnalyze() {
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   mlir::OwningOpRef<ptx::ModuleOp> module = importPTX(sourceMgr, &context);
   if (!module)
-    return 1;
+    return cli::ExitFailed;
 
   options.arch =
       arch.empty()
           ? llvm::cast<mlir::StringAttr>(module->getTarget()[0]).str()
           : std::string(arch);
+  if (arch.empty())
+    if (Error e = toolchain::checkTargetName(options.arch))
+      return fail(input + ": its .target: " + toString(std::move(e)),
+                  cli::ExitFailed);
   options.assemble = !noAssemble;
   options.sass = sass;
   if (accumulate != "any" && accumulate != "f32")
@@ -180,7 +184,9 @@ int runAnalyze() {
     break;
   }
   out->keep();
-  return 0;
+  // ptxas refused the module: the analysis stands, the kernel does not.
+  return result.assemblyNote.rfind("ptxas rejected", 0) == 0 ? cli::ExitFailed
+                                                             : cli::ExitDone;
 }
 
 } // namespace

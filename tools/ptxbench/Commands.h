@@ -12,6 +12,21 @@
 
 namespace ptxbench::cli {
 
+/// The exit status of every subcommand (docs/cli.md).
+enum ExitStatus : int {
+  /// Done, every result as asked for.
+  ExitDone = 0,
+  /// Done, and a result failed: a workload, a request, a task file, an
+  /// input that does not compile or import.
+  ExitFailed = 1,
+  /// A usage error: a flag or value that is wrong, an input that cannot be
+  /// read or is not what the flag names; nothing was done.
+  ExitUsage = 2,
+  /// Stopped short of the job: no GPU for work that needs one, or a budget
+  /// ran out (rerun to resume).
+  ExitStopped = 3,
+};
+
 /// A subcommand: its llvm::cl::SubCommand and what runs it. Returns the
 /// process exit status.
 struct Command {
@@ -23,6 +38,15 @@ struct Command {
 /// when it exists, else (a bare name) the folder of that name under
 /// `tasksDir`, as generate's --task names it.
 std::string resolveTaskPath(llvm::StringRef task, llvm::StringRef tasksDir);
+
+/// Prints "ptxbench SUB: error: message" and returns `status`.
+int fail(llvm::StringRef subcommand, const llvm::Twine &message,
+         int status = ExitUsage);
+
+/// The text of `ptxbench --version`: ptxbench's version and commit, LLVM's
+/// and the CUDA toolchain's and libraries' (NVRTC, ptxas, the driver,
+/// cuBLASLt, cuDNN), each with why it is missing when it is.
+std::string versionText();
 
 /// `ptxbench summary FILE.ptx [--export OUT.ptx]`.
 Command summaryCommand();

@@ -6,9 +6,10 @@
 //
 // Evaluates every sample of the tree (docs/eval.md) into the results store:
 // static analysis on the CPU cores, then `ptxbench run` per sample, one per
-// GPU. Resumes: what is recorded is skipped. Exit status 0 when every
-// sample was evaluated (whatever the verdicts), 1 for bad input or a store
-// that cannot be written.
+// GPU. Resumes: what is recorded is skipped. Exit status (docs/cli.md): 0
+// when every sample was evaluated (whatever the verdicts), 1 when the sweep
+// could not finish (a store that cannot be written), 2 for bad input, 3 when
+// runs were wanted and there was no GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,9 @@
 
 #include "ptxbench/Eval/GpuRun.h"
 #include "ptxbench/Eval/Sweep.h"
+#include "ptxbench/Prompt/Prompt.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -88,14 +92,17 @@ cl::opt<double> compileTimeout(
              "sample (COMPILE_TIMEOUT past it)"),
     cl::init(60), cl::sub(evalCmd));
 
-int fail(const Twine &message) {
-  WithColor::error(errs(), "ptxbench eval") << message << "\n";
-  return 1;
+int fail(const Twine &message, int status = cli::ExitUsage) {
+  return cli::fail("eval", message, status);
 }
 
 int runEval() {
   eval::SweepOptions options;
   options.tasksDir = tasksDir;
+  if (!is_contained(prompt::promptArchitectures(), evalArch))
+    return fail("unknown architecture '" + evalArch +
+                "' for --arch (ptxbench's tasks are for " +
+                join(prompt::promptArchitectures(), ", ") + ")");
   options.arch = evalArch;
   if (shapes != "dev" && shapes != "heldout" && shapes != "all")
     return fail("--shapes expects dev, heldout or all, got '" + shapes + "'");
@@ -116,6 +123,10 @@ int runEval() {
   if (!parsedShard)
     return fail(toString(parsedShard.takeError()));
   options.shard = *parsedShard;
+  // Each job holds an MLIRContext and a compile: more than this is a typo.
+  if (jobs > 1024)
+    return fail("--jobs " + Twine(unsigned(jobs)) +
+                " is more than 1024 threads");
   options.jobs = jobs ? unsigned(jobs)
                       : std::max(1u, llvm::get_physical_cores() > 0
                                          ? unsigned(get_physical_cores())
@@ -145,7 +156,7 @@ int runEval() {
     return fail(toString(store.takeError()));
   auto stats = eval::runSweep(**store, *samples, options);
   if (!stats)
-    return fail(toString(stats.takeError()));
+    return fail(toString(stats.takeError()), cli::ExitFailed);
   outs() << formatv("evaluated {0} of {1} samples in shard {2}/{3} ({4} "
                     "already recorded, {5} reused an identical sample)",
                     stats->evaluated, stats->inShard, options.shard.index,
@@ -158,7 +169,15 @@ int runEval() {
                       "samples per GPU-hour\n",
                       stats->gpuRuns, stats->wallSeconds, stats->gpus,
                       stats->samplesPerGpuHour());
-  return 0;
+  // Runs were asked for and there was no GPU to make them: recorded as
+  // NO_GPU, and evaluated again by the next sweep that has one.
+  if (auto it = stats->byStatus.find("NO_GPU"); it != stats->byStatus.end()) {
+    errs() << "ptxbench eval: " << it->second
+           << " samples were not run: no GPU (their rows say NO_GPU; run "
+              "the same command on a machine with one)\n";
+    return cli::ExitStopped;
+  }
+  return cli::ExitDone;
 }
 
 } // namespace

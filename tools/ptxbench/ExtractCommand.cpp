@@ -35,23 +35,17 @@ int runExtract() {
   std::string errorMessage;
   std::unique_ptr<MemoryBuffer> input =
       mlir::openInputFile(response, &errorMessage);
-  if (!input) {
-    WithColor::error(errs(), "ptxbench extract") << errorMessage << "\n";
-    return 1;
-  }
+  if (!input)
+    return cli::fail("extract", errorMessage);
   Expected<prompt::ExtractedCode> code =
       prompt::extractCode(input->getBuffer());
-  if (!code) {
-    WithColor::error(errs(), "ptxbench extract")
-        << response << ": " << toString(code.takeError()) << "\n";
-    return 1;
-  }
+  if (!code)
+    return cli::fail("extract", response + ": " + toString(code.takeError()),
+                     cli::ExitFailed);
   std::unique_ptr<ToolOutputFile> out =
       mlir::openOutputFile(output, &errorMessage);
-  if (!out) {
-    WithColor::error(errs(), "ptxbench extract") << errorMessage << "\n";
-    return 1;
-  }
+  if (!out)
+    return cli::fail("extract", errorMessage);
   writeForTerminal(out->os(), code->code);
   out->keep();
   errs() << "extracted "

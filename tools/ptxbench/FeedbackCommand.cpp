@@ -35,10 +35,7 @@ cl::opt<std::string> feedbackOutput("o", cl::desc("Output file"),
                                     cl::init("-"), cl::value_desc("file"),
                                     cl::sub(feedbackCmd));
 
-int fail(const Twine &message) {
-  WithColor::error(errs(), "ptxbench feedback") << message << "\n";
-  return 2;
-}
+int fail(const Twine &message) { return cli::fail("feedback", message); }
 
 /// Reads and parses a JSON file; errors name the file.
 Expected<json::Value> readJSON(StringRef path) {

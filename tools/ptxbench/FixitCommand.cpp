@@ -58,10 +58,7 @@ cl::opt<std::string> split("split", cl::desc("heldout-tasks=A,B: as --heldout-ta
                            cl::value_desc("heldout-tasks=A,B"), cl::Hidden,
                            cl::sub(fixitCmd));
 
-int fail(const Twine &message) {
-  WithColor::error(errs(), "ptxbench fixit") << message << "\n";
-  return 1;
-}
+int fail(const Twine &message) { return cli::fail("fixit", message); }
 
 int runFixit() {
   auto store = eval::ResultsStore::open(dbPath, eval::ResultsStore::Mode::Read);
@@ -170,7 +167,7 @@ int runFixit() {
     return true;
   };
   if (!write(trainRecords, output))
-    return 1;
+    return cli::ExitFailed;
   if (!heldoutTasks.empty()) {
     std::string heldoutPath = StringRef(output).ends_with(".jsonl")
                                   ? StringRef(output).drop_back(6).str()
@@ -181,7 +178,7 @@ int runFixit() {
       outs() << " " << t;
     outs() << "\n";
     if (!write(heldoutRecords, heldoutPath))
-      return 1;
+      return cli::ExitFailed;
   }
   return 0;
 }

@@ -7,8 +7,9 @@
 //
 // Asks models for kernels and writes the sample tree `ptxbench eval` reads;
 // with several turns each answer is evaluated and its feedback sent back
-// (docs/generate.md). Exit status 0 when the run finished or stopped at its
-// budget (failed requests are recorded per sample), 1 for bad input.
+// (docs/generate.md). Exit status (docs/cli.md): 0 when every request was
+// answered, 1 when some failed for good (recorded per sample), 2 for bad
+// input, 3 when the run stopped at its budget.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 
 #include "ptxbench/Client/Generate.h"
 #include "ptxbench/Eval/GpuRun.h"
+#include "ptxbench/Prompt/Prompt.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -113,10 +115,11 @@ cl::opt<double> genTimeout("timeout",
                            cl::desc("Seconds a run may go without progress"),
                            cl::init(60), cl::sub(generateCmd));
 
-int fail(const Twine &message) {
-  WithColor::error(errs(), "ptxbench generate") << message << "\n";
-  return 1;
-}
+int fail(const Twine &message) { return cli::fail("generate", message); }
+
+/// Counts past these are a typo, not a plan: --num-samples 100000000 would
+/// make a hundred million sample folders and requests.
+constexpr unsigned maxSamples = 10000, maxTurns = 100, maxConcurrency = 4096;
 
 /// Every folder of `dir` with a task.json, sorted.
 std::vector<std::string> allTasks(StringRef dir) {
@@ -160,6 +163,30 @@ int runGenerate() {
     return fail("tasks folder '" + genTasksDir + "' does not exist");
   if (samples == 0 || turns == 0)
     return fail("--num-samples and --turns must be at least 1");
+  if (samples > maxSamples)
+    return fail("--num-samples " + Twine(unsigned(samples)) + " is more than " +
+                Twine(maxSamples) +
+                " samples per model, context and task; split the run (each "
+                "run resumes what is on disk)");
+  if (turns > maxTurns)
+    return fail("--turns " + Twine(unsigned(turns)) + " is more than " +
+                Twine(maxTurns));
+  if (concurrency == 0 || concurrency > maxConcurrency)
+    return fail("--concurrency must be between 1 and " + Twine(maxConcurrency) +
+                ", got " + Twine(unsigned(concurrency)));
+  // A budget given is a limit: 0 or less is a mistake, not "none" (leave
+  // the flag out for no limit).
+  if (maxCost.getNumOccurrences() && !(maxCost > 0))
+    return fail("--max-cost must be more than 0 US dollars, got " +
+                formatv("{0}", double(maxCost)) +
+                " (leave it out for no limit)");
+  if (maxTokens.getNumOccurrences() && maxTokens <= 0)
+    return fail("--max-tokens must be at least 1, got " +
+                Twine(int64_t(maxTokens)) + " (leave it out for no limit)");
+  if (!is_contained(prompt::promptArchitectures(), genArch))
+    return fail("unknown architecture '" + genArch +
+                "' for --arch (ptxbench writes prompts for " +
+                join(prompt::promptArchitectures(), ", ") + ")");
   if (genShapes != "dev" && genShapes != "heldout" && genShapes != "all")
     return fail("--shapes expects dev, heldout or all, got '" + genShapes +
                 "'");
@@ -193,7 +220,7 @@ int runGenerate() {
     options.contexts = {"brief"};
   options.samples = samples;
   options.turns = turns;
-  options.concurrency = std::max(1u, unsigned(concurrency));
+  options.concurrency = concurrency;
   options.maxCost = maxCost;
   options.maxTokens = maxTokens;
   if (seed.getNumOccurrences())
@@ -231,15 +258,17 @@ int runGenerate() {
                     stats->failed, stats->retries, stats->solvedEarly,
                     stats->inputTokens, stats->cachedTokens,
                     stats->outputTokens, stats->cost);
-  if (!stats->stopReason.empty())
+  if (!stats->stopReason.empty()) {
     outs() << "stopped: " << stats->stopReason << "; " << stats->unfinished
            << " samples unfinished (at most " << stats->turnsLeft
            << " turns not sent); rerun the same command with a larger "
               "budget to resume\n";
-  else if (stats->unfinished)
+    return cli::ExitStopped;
+  }
+  if (stats->unfinished)
     outs() << stats->unfinished
            << " samples unfinished; rerun the same command to resume\n";
-  return 0;
+  return stats->failed || stats->unfinished ? cli::ExitFailed : cli::ExitDone;
 }
 
 } // namespace

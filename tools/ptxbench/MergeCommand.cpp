@@ -24,25 +24,17 @@ cl::list<std::string> files(cl::Positional, cl::OneOrMore,
                             cl::sub(mergeCmd));
 
 int runMerge() {
-  if (files.size() < 2) {
-    WithColor::error(errs(), "ptxbench merge")
-        << "expected an output store and at least one input store\n";
-    return 1;
-  }
+  if (files.size() < 2)
+    return cli::fail("merge",
+                     "expected an output store and at least one input store");
   auto out = eval::ResultsStore::open(files[0]);
-  if (!out) {
-    WithColor::error(errs(), "ptxbench merge") << toString(out.takeError())
-                                               << "\n";
-    return 1;
-  }
+  if (!out)
+    return cli::fail("merge", toString(out.takeError()));
   eval::ResultsStore::MergeStats total;
   for (size_t i = 1; i < files.size(); ++i) {
     auto stats = (*out)->merge(files[i]);
-    if (!stats) {
-      WithColor::error(errs(), "ptxbench merge")
-          << toString(stats.takeError()) << "\n";
-      return 1;
-    }
+    if (!stats)
+      return cli::fail("merge", toString(stats.takeError()));
     outs() << formatv("{0}: {1} new, {2} conflicts ({3} replaced by the "
                       "newer row, {4} kept)\n",
                       files[i], stats->inserted,

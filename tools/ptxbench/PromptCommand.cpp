@@ -50,10 +50,7 @@ cl::opt<std::string> promptDocs("docs",
 cl::opt<std::string> promptOutput("o", cl::desc("Output file"), cl::init("-"),
                                   cl::value_desc("file"), cl::sub(promptCmd));
 
-int fail(const Twine &message) {
-  WithColor::error(errs(), "ptxbench prompt") << message << "\n";
-  return 2;
-}
+int fail(const Twine &message) { return cli::fail("prompt", message); }
 
 int runPrompt() {
   std::optional<prompt::ContextLevel> context =

@@ -65,10 +65,7 @@ cl::opt<uint64_t> seed("seed", cl::desc("With --compare: the bootstrap seed"),
 cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),
                             cl::value_desc("file"), cl::sub(reportCmd));
 
-int fail(const Twine &message) {
-  WithColor::error(errs(), "ptxbench report") << message << "\n";
-  return 1;
-}
+int fail(const Twine &message) { return cli::fail("report", message); }
 
 int runReport() {
   auto store = eval::ResultsStore::open(dbPath, eval::ResultsStore::Mode::Read);
@@ -127,8 +124,9 @@ int runReport() {
         WithColor::warning(errs(), "ptxbench report")
             << "--heldout-tasks: no sample of task '" << task << "' in "
             << dbPath << "\n";
-    if (!bootstrap)
-      return fail("--bootstrap expects at least one resample");
+    if (!bootstrap || bootstrap > 1000000)
+      return fail("--bootstrap expects 1 to 1000000 resamples, got " +
+                  Twine(unsigned(bootstrap)));
   }
   if (!compare.empty() && format == Format::CSV)
     return fail("--compare prints Markdown or HTML tables, not CSV");

@@ -86,10 +86,8 @@ int runSummary() {
   std::string errorMessage;
   std::unique_ptr<MemoryBuffer> input =
       mlir::openInputFile(summaryInput, &errorMessage);
-  if (!input) {
-    errs() << "ptxbench: " << errorMessage << "\n";
-    return 1;
-  }
+  if (!input)
+    return cli::fail("summary", errorMessage);
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
   mlir::MLIRContext context;
@@ -97,18 +95,16 @@ int runSummary() {
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   mlir::OwningOpRef<ptx::ModuleOp> module = importPTX(sourceMgr, &context);
   if (!module)
-    return 1;
+    return cli::ExitFailed;
   printSummary(*module, outs());
   if (summaryExport.empty())
     return 0;
   std::unique_ptr<ToolOutputFile> output =
       mlir::openOutputFile(summaryExport, &errorMessage);
-  if (!output) {
-    errs() << "ptxbench: " << errorMessage << "\n";
-    return 1;
-  }
+  if (!output)
+    return cli::fail("summary", errorMessage);
   if (mlir::failed(exportPTX(*module, output->os())))
-    return 1;
+    return cli::ExitFailed;
   output->keep();
   outs() << "exported to " << summaryExport << "\n";
   return 0;

@@ -208,11 +208,8 @@ int runTasks() {
     if (sys::fs::exists(json))
       folders.push_back(it->path());
   }
-  if (ec) {
-    WithColor::error(errs(), "ptxbench tasks")
-        << "cannot read '" << dir << "': " << ec.message() << "\n";
-    return 1;
-  }
+  if (ec)
+    return cli::fail("tasks", "cannot read '" + dir + "': " + ec.message());
   std::sort(folders.begin(), folders.end());
   int status = 0;
   for (const std::string &folder : folders) {

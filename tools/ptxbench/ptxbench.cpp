@@ -5,7 +5,9 @@
 // list of subcommands, one line each, from the table below (so a
 // subcommand is listed exactly when it can run); `ptxbench SUB --help` is
 // llvm::cl's help for that subcommand's options, and `--help-hidden` also
-// shows the options the LLVM libraries register.
+// shows the options the LLVM libraries register. `--version` prints the
+// versions a result depends on (Version.cpp). Every subcommand exits with
+// the statuses of cli::ExitStatus (docs/cli.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,14 +59,20 @@ int main(int argc, char **argv) {
 
   // The top level has no options of its own; llvm::cl's help for it would
   // list the LLVM libraries' hundreds, so the subcommands are listed here.
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << cli::versionText(); });
   if (argc == 1) {
     printUsage(commands, llvm::errs());
-    return 1;
+    return cli::ExitUsage;
   }
   llvm::StringRef first = argv[1];
   if (first == "--help" || first == "-help" || first == "-h") {
     printUsage(commands, llvm::outs());
-    return 0;
+    return cli::ExitDone;
+  }
+  if (first == "--version" || first == "-version") {
+    llvm::outs() << cli::versionText();
+    return cli::ExitDone;
   }
   if (!first.starts_with("-") &&
       llvm::none_of(commands, [&](const cli::Command &command) {
@@ -73,14 +81,18 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "ptxbench")
         << "unknown subcommand '" << first << "'\n\n";
     printUsage(commands, llvm::errs());
-    return 1;
+    return cli::ExitUsage;
   }
 
-  llvm::cl::ParseCommandLineOptions(
-      argc, argv, "ptxbench: architecture-specific PTX benchmark\n");
+  // A flag llvm::cl does not know, or a value it cannot parse, is a usage
+  // error (llvm::cl itself would exit with 1).
+  if (!llvm::cl::ParseCommandLineOptions(
+          argc, argv, "ptxbench: architecture-specific PTX benchmark\n",
+          &llvm::errs()))
+    return cli::ExitUsage;
   for (const cli::Command &command : commands)
     if (command.subcommand)
       return command.run();
   printUsage(commands, llvm::errs());
-  return 1;
+  return cli::ExitUsage;
 }

@@ -72,7 +72,8 @@ llvm::json::Object toolchainVersions();
 /// Whether `row` is the verdict on `input` as it is on disk, for this
 /// sweep's arch and shapes: not when the row says there was no answer
 /// (no_solution, extract_error), when the answer's file is newer than the
-/// row, or when a run is wanted and the row has none.
+/// row, or when a run is wanted and the row has none (or only NO_GPU or
+/// HARNESS_ERROR, which say nothing of the sample).
 bool isCurrent(const SampleRecord &row, const SampleInput &input,
                const SweepOptions &options);
 

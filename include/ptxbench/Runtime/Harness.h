@@ -24,6 +24,11 @@ namespace ptxbench::runtime {
 bool probeGpu(std::string &why, std::string *deviceName = nullptr,
               std::string *arch = nullptr);
 
+/// The GPU libraries a run opens, as ("CUDA driver", "13.0"), ("cuBLASLt",
+/// "13.0.2"), ("cuDNN", "9.10.2"), each with the reason instead of a
+/// version when it does not load.
+std::vector<std::pair<std::string, std::string>> libraryVersions();
+
 /// The target name of a compute capability: sm_90a for 9.0 and sm_100a
 /// for 10.x (the architecture-specific features), sm_XY otherwise.
 std::string archName(int major, int minor);

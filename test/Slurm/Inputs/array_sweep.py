@@ -239,9 +239,14 @@ def gpu_sweep(cl, args):
                 runs += 1
     if not used <= {"0", "1"}:
         raise Failure("Slurm gave GPUs %s, not of the node's 0,1" % used)
-    print("%d runs, each on the GPU Slurm gave its shard (GPUs %s); merged "
-          "store: %d samples" % (runs, ",".join(sorted(used)),
-                                 count(os.path.join(results, "all.sqlite"))))
+    # Where the stand-in GPUs are not real, every run found no GPU: each
+    # shard exits 3 (docs/cli.md), Slurm marks it FAILED and the merge job,
+    # which needs every shard to succeed, is cancelled.
+    merged = os.path.join(results, "all.sqlite")
+    print("%d runs, each on the GPU Slurm gave its shard (GPUs %s); %s" % (
+        runs, ",".join(sorted(used)),
+        "merged store: %d samples" % count(merged) if os.path.exists(merged)
+        else "no merged store (no GPU: the shards exited 3)"))
 
 
 def compare(work, single_db):
