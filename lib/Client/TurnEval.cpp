@@ -32,6 +32,12 @@ std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec) {
            "(```cuda or ```ptx), including its `// @ptxbench` launch-plan "
            "lines.\n";
   }
+  if (rec.status == eval::status::Crashed)
+    return "ptxbench could not analyze your submission for `" + task +
+           "`: its analysis stopped (an internal failure or a limit of "
+           "the harness, not a verdict on the code). Submit it again, "
+           "simpler if you can, in one fenced code block with its "
+           "`// @ptxbench` launch-plan lines.\n";
   if (ro && ro->getArray("workloads"))
     return prompt::renderFeedback(*run, analysis ? &*analysis : nullptr);
   // Never ran: a result made from the static verdict.

@@ -15,7 +15,7 @@
 
 #include "ptxbench/Eval/GpuPool.h"
 #include "ptxbench/Eval/GpuRun.h"
-#include "ptxbench/Eval/StaticEval.h"
+#include "ptxbench/Eval/StaticStage.h"
 #include "ptxbench/Eval/Summary.h"
 #include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Runtime/LaunchPlan.h"
@@ -119,6 +119,13 @@ public:
   Progress(llvm::raw_ostream *os, unsigned total, unsigned skipped)
       : os(os), total(total), skipped(skipped), start(Clock::now()),
         tty(os && llvm::sys::Process::StandardErrIsDisplayed()) {}
+  /// A line of its own (after the progress line, when on a terminal).
+  void note(const std::string &text) {
+    std::lock_guard<std::mutex> lock(mutex);
+    llvm::raw_ostream &out = os ? *os : llvm::errs();
+    out << (tty && done ? "\n" : "") << text << "\n";
+    out.flush();
+  }
   void record(StringRef status, bool reused, SweepStats &stats) {
     std::lock_guard<std::mutex> lock(mutex);
     ++stats.evaluated;
@@ -157,6 +164,21 @@ std::string hostName() {
   char name[256] = {0};
   gethostname(name, sizeof(name) - 1);
   return name;
+}
+
+/// The static stage's fields of `from` (a StaticOutcome's record) onto
+/// `record`.
+void adoptStaticFields(SampleRecord &record, SampleRecord &from) {
+  record.solutionPath = std::move(from.solutionPath);
+  record.language = std::move(from.language);
+  record.code = std::move(from.code);
+  record.canonicalHash = std::move(from.canonicalHash);
+  record.status = std::move(from.status);
+  record.error = std::move(from.error);
+  record.diagnosticsJson = std::move(from.diagnosticsJson);
+  record.staticJson = std::move(from.staticJson);
+  record.runStatus = std::move(from.runStatus);
+  record.runJson = std::move(from.runJson);
 }
 
 /// Copies the run of a sample with the same reuse key onto `record`, told
@@ -389,7 +411,12 @@ ptxbench::eval::runSweep(ResultsStore &store,
   std::atomic<size_t> next{0};
   std::optional<llvm::Error> firstError;
 
-  auto evaluate = [&](StaticEvaluator &evaluator, const SampleInput &input) {
+  StaticLimits analysisLimits;
+  analysisLimits.helper = options.tool;
+  analysisLimits.seconds = options.analysisTimeoutSeconds;
+  analysisLimits.memoryMB = options.analysisMemoryMB;
+
+  auto evaluate = [&](const SampleInput &input) {
     auto start = Clock::now();
     SampleRecord record;
     record.key = input.key;
@@ -422,46 +449,29 @@ ptxbench::eval::runSweep(ResultsStore &store,
                       !record.reusedFrom.empty(), stats);
     };
 
-    if (!loadSolution(input, record))
-      return commit();
-    if (!task.error.empty()) {
-      record.status = status::TaskError;
-      record.error = task.error;
-      return commit();
-    }
-    if (!evaluator.prepare(record, staticOptions))
-      return commit();
-
-    // Every sample is analyzed itself: the findings name its file and
-    // lines.
-    evaluator.analyze(record, staticOptions);
-    // The launch plan needs no GPU: a plan error (every mistake, as
-    // `ptxbench run` reports it) is the sample's run status with or
-    // without --static-only.
-    runtime::RunResult planned;
-    planned.task = task.task->name;
-    planned.solution = record.sourceName();
-    planned.baseline = task.task->baseline;
-    planned.arch = options.arch;
-    if (!runtime::checkPlanOffline(*task.task, task.workloads, record.code,
-                                   record.sourceName(), evaluator.kernels(),
-                                   planned)) {
-      record.runStatus =
-          runtime::statusName(runtime::worstStatus(planned)).str();
-      record.runJson = withFeatureCounts(withSplits(
-          llvm::formatv("{0}", runtime::toJSON(planned)).str(), task.heldout));
-      return commit();
-    }
-    if (options.staticOnly)
+    // Everything that reads the sample runs in a child of its own: a crash
+    // there is this sample's status, not the end of the sweep.
+    StaticRequest request;
+    request.input = input;
+    request.taskDir = task.dir;
+    request.shapes = options.shapes;
+    request.options = staticOptions;
+    request.taskError = task.error;
+    StaticOutcome outcome = runStaticStageContained(request, analysisLimits);
+    adoptStaticFields(record, outcome.record);
+    if (record.status == status::Crashed)
+      progress.note("eval: " + input.key.str() + ": " + record.error +
+                    "; recorded as `crashed`, the sweep goes on");
+    if (!record.runStatus.empty())
+      record.runJson =
+          withFeatureCounts(withSplits(record.runJson, task.heldout));
+    if (!record.analyzed() || record.ran() || options.staticOnly)
       return commit();
     // A run is shared only with samples that would run the same way: the
     // same reuse key. Without a plan that parses there is none.
-    if (auto plan = runtime::parseLaunchPlan(record.code, record.sourceName()))
-      record.reuseKey =
-          reuseKey(record.canonicalHash, runtime::normalizedPlan(*plan),
-                   task.fileHash, options);
-    else
-      llvm::consumeError(plan.takeError());
+    if (outcome.normalizedPlan)
+      record.reuseKey = reuseKey(record.canonicalHash, *outcome.normalizedPlan,
+                                 task.fileHash, options);
     std::shared_ptr<Slot> slot;
     if (!record.reuseKey.empty()) {
       auto stored = store.findReusable(record.reuseKey);
@@ -507,10 +517,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
   for (unsigned j = 0; j < jobs; ++j)
     workers.emplace_back([&] {
       for (size_t i; (i = next++) < pending.size();) {
-        // A fresh evaluator (and MLIRContext) per sample keeps memory flat
-        // over long sweeps; contexts are never shared between threads.
-        StaticEvaluator evaluator;
-        evaluate(evaluator, *pending[i]);
+        evaluate(*pending[i]);
       }
     });
   for (std::thread &t : workers)

@@ -1,6 +1,6 @@
 //===- Worker.cpp - Supervise worker processes over a private pipe --------===//
 //
-// The worker is started with posix_spawn and gets the write end of a pipe
+// The worker is started as a ChildProcess and gets the write end of a pipe
 // (--result-fd); only that pipe carries results. Each line is one JSON
 // event: "device", "jit" and "jit_done" (the driver compiles the PTX),
 // "start" (a workload begins), "result". The worker's stdout and stderr
@@ -17,6 +17,7 @@
 #include "ptxbench/Runtime/Worker.h"
 
 #include "ptxbench/Runtime/Containment.h"
+#include "ptxbench/Support/ChildProcess.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -28,11 +29,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 using namespace llvm;
 using namespace ptxbench::runtime;
@@ -73,21 +71,16 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
   std::vector<std::string> args = options.argv;
   args.push_back("--first-workload=" + std::to_string(first));
   args.push_back("--result-fd=" + std::to_string(childFd));
-  std::vector<char *> argv;
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // stdout and stderr into the capture pipe (dup2 clears close-on-exec).
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, outFds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, outFds[1], 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  // stdout and stderr into the capture pipe.
+  ptxbench::support::ChildOptions spawnOptions;
+  spawnOptions.argv = std::move(args);
+  spawnOptions.outputFd = outFds[1];
+  spawnOptions.passFds = {{childFd, childFd}};
+  auto child = ptxbench::support::ChildProcess::spawn(spawnOptions);
   close(childFd);
   close(outFds[1]);
-  if (rc != 0) {
+  if (!child) {
+    consumeError(child.takeError());
     close(fds[0]);
     close(outFds[0]);
     exit.status = -1;
@@ -184,7 +177,7 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
                     until - std::chrono::steady_clock::now())
                     .count();
     if (left <= 0) {
-      kill(pid, SIGKILL);
+      child->kill();
       exit.timedOut = true;
       exit.inJit = inJit;
       break;
@@ -213,8 +206,7 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
       break;
   }
   close(fds[0]);
-  while (waitpid(pid, &exit.status, 0) < 0 && errno == EINTR)
-    ;
+  exit.status = child->wait().status;
   // What the worker printed last (its process and any child are gone or
   // the pipe is closed once they are).
   while (outOpen) {

@@ -3,7 +3,7 @@
 // A submission controls what NVRTC does: deep template recursion or
 // constexpr loops can keep it busy for minutes or make it allocate without
 // bound. So the caller writes the source to a temporary file and starts
-// its own executable's hidden `compile-cuda` command (posix_spawn), which
+// its own executable's hidden `compile-cuda` command (a ChildProcess), which
 // limits its data memory with setrlimit, compiles in-process and writes
 // the result as JSON. The parent waits with a wall-clock deadline and kills
 // the child past it: the result then says the compilation timed out.
@@ -12,6 +12,8 @@
 
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
+#include "ptxbench/Support/ChildProcess.h"
+
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -19,18 +21,6 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <cerrno>
-#include <chrono>
-#include <csignal>
-#include <cstring>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <thread>
-
-extern char **environ;
 
 using namespace ptxbench::toolchain;
 using llvm::StringRef;
@@ -44,11 +34,7 @@ std::string validUTF8(const std::string &text) {
 int ptxbench::toolchain::runCompileChild(StringRef inputPath, StringRef name,
                                          StringRef arch, uint64_t memoryMB,
                                          StringRef outputPath) {
-  if (memoryMB) {
-    rlimit limit;
-    limit.rlim_cur = limit.rlim_max = rlim_t(memoryMB) << 20;
-    setrlimit(RLIMIT_DATA, &limit);
-  }
+  support::setChildMemoryLimit(memoryMB);
   auto source = llvm::MemoryBuffer::getFile(inputPath);
   CompiledSource compiled;
   if (!source)
@@ -99,49 +85,24 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
                                        std::to_string(limits.memoryMB),
                                    input.str().str(),
                                    output.str().str()};
-  std::vector<char *> argv;
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // The child's stdout/stderr are not the caller's business (a crash
+  // The child's stdout and stderr are not the caller's business (a crash
   // report would otherwise reach the terminal).
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    result.log = "cannot start the compiler process " + limits.helper + ": " +
-                 std::strerror(rc);
+  support::ChildOptions child;
+  child.argv = std::move(args);
+  auto finished = support::runChild(child, limits.seconds);
+  if (!finished) {
+    result.log = "cannot start the compiler process: " +
+                 llvm::toString(finished.takeError());
     return result;
   }
-  auto start = std::chrono::steady_clock::now();
-  auto deadline =
-      start + std::chrono::milliseconds(int64_t(limits.seconds * 1000));
-  int status = 0;
-  while (true) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid)
-      break;
-    if (done < 0 && errno != EINTR) {
-      result.log = "lost the compiler process";
-      return result;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-      result.timedOut = true;
-      result.log = llvm::formatv("NVRTC did not finish compiling '{0}' within "
-                                 "{1} s (the compile limit, "
-                                 "--compile-timeout); it was stopped",
-                                 name, llvm::format("%g", limits.seconds))
-                       .str();
-      return result;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (finished->timedOut) {
+    result.timedOut = true;
+    result.log = llvm::formatv("NVRTC did not finish compiling '{0}' within "
+                               "{1} s (the compile limit, "
+                               "--compile-timeout); it was stopped",
+                               name, llvm::format("%g", limits.seconds))
+                     .str();
+    return result;
   }
   auto text = llvm::MemoryBuffer::getFile(output);
   std::optional<llvm::json::Value> value;
@@ -155,16 +116,14 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
   const llvm::json::Object *o = value ? value->getAsObject() : nullptr;
   if (!o) {
     result.log =
-        WIFSIGNALED(status)
-            ? llvm::formatv("NVRTC died with signal {0} ({1}) compiling '{2}'"
-                            "; its memory limit is {3} MiB",
-                            WTERMSIG(status), strsignal(WTERMSIG(status)), name,
-                            limits.memoryMB)
+        finished->signal()
+            ? llvm::formatv("NVRTC died with {0} compiling '{1}'; its memory "
+                            "limit is {2} MiB",
+                            finished->describe(), name, limits.memoryMB)
                   .str()
             : llvm::formatv("NVRTC ended without a result compiling '{0}' "
-                            "(exit status {1}; out of its {2} MiB memory "
-                            "limit?)",
-                            name, WEXITSTATUS(status), limits.memoryMB)
+                            "({1}; out of its {2} MiB memory limit?)",
+                            name, finished->describe(), limits.memoryMB)
                   .str();
     return result;
   }

@@ -84,6 +84,10 @@ Command reportCommand();
 /// child process that compiles under the compile limits).
 Command compileCommand();
 
+/// `ptxbench analyze-sample REQUEST.json OUTCOME.json` (internal: the child
+/// process in which eval runs one sample's static stage).
+Command analyzeSampleCommand();
+
 /// `ptxbench fixit --db FILE -o OUT.jsonl [--heldout-tasks A,B] ...`.
 Command fixitCommand();
 

@@ -91,6 +91,17 @@ cl::opt<double> compileTimeout(
     cl::desc("Seconds NVRTC and the driver's PTX JIT may take to compile a "
              "sample (COMPILE_TIMEOUT past it)"),
     cl::init(60), cl::sub(evalCmd));
+cl::opt<double> analysisTimeout(
+    "analysis-timeout",
+    cl::desc("Seconds one sample's static analysis (extract, compile, "
+             "import, analyze, plan check) may take in its own process; the "
+             "sample is `crashed` past it (default 300)"),
+    cl::init(300), cl::sub(evalCmd));
+cl::opt<uint64_t> analysisMemory(
+    "analysis-memory-mb",
+    cl::desc("Data memory limit in MiB of that process (0: none; default "
+             "8192)"),
+    cl::init(8192), cl::sub(evalCmd));
 
 int fail(const Twine &message, int status = cli::ExitUsage) {
   return cli::fail("eval", message, status);
@@ -119,6 +130,10 @@ int runEval() {
                     std::random_device{}()) |
                    1;
   options.compileTimeoutSeconds = compileTimeout;
+  if (!(analysisTimeout > 0))
+    return fail("--analysis-timeout expects a positive number of seconds");
+  options.analysisTimeoutSeconds = analysisTimeout;
+  options.analysisMemoryMB = analysisMemory;
   auto parsedShard = eval::parseShard(shard);
   if (!parsedShard)
     return fail(toString(parsedShard.takeError()));

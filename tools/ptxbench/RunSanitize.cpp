@@ -3,15 +3,15 @@
 // compute-sanitizer slows a kernel down by one to two orders of magnitude,
 // and a faulting kernel keeps it busy longer: a tool is never waited for
 // without a limit. Each tool runs in a process group of its own (it starts
-// the worker as its child, runtime::runProcessGroup), and past the limit
-// the whole group is killed, so no worker is left running on the GPU.
+// the worker as its child; a ChildProcess with ownGroup), and past the
+// limit the whole group is killed, so no worker is left running on the GPU.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RunSanitize.h"
 
-#include "ptxbench/Runtime/ProcessGroup.h"
 #include "ptxbench/Runtime/SanitizerLog.h"
+#include "ptxbench/Support/ChildProcess.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -85,17 +85,22 @@ void ptxbench::cli::sanitize(const Task &task, ArrayRef<Workload> workloads,
     args.push_back("--no-baseline");
     args.push_back("--first-workload=0");
     args.push_back("--result-fd=1");
-    ProcessGroupRun finished = runProcessGroup(args, log, secondsPerTool);
+    ptxbench::support::ChildOptions child;
+    child.argv = std::move(args);
+    child.outputPath = log.str().str();
+    child.ownGroup = true;
+    auto finished = ptxbench::support::runChild(child, secondsPerTool);
     SanitizerReport report;
     if (auto text = MemoryBuffer::getFile(log))
       report = readSanitizerLog(name, (*text)->getBuffer());
     else
       report.tool = name.str();
-    report.timedOut = finished.timedOut;
-    if (!finished.started)
+    report.timedOut = finished && finished->timedOut;
+    if (!finished)
       report.head = "compute-sanitizer " + name.str() +
-                    " did not start: " + finished.error + "\n" + report.head;
-    else if (finished.timedOut)
+                    " did not start: " + toString(finished.takeError()) +
+                    "\n" + report.head;
+    else if (finished->timedOut)
       report.head =
           formatv("compute-sanitizer {0} did not finish within {1} s "
                   "(--sanitize-timeout) and was stopped with the worker it "

@@ -45,6 +45,9 @@ constexpr llvm::StringLiteral TaskError = "task_error";
 constexpr llvm::StringLiteral CompileError = "compile_error";
 constexpr llvm::StringLiteral ImportError = "import_error";
 constexpr llvm::StringLiteral Analyzed = "analyzed";
+/// The static analysis itself died on the sample (a signal, its time or
+/// memory limit): a fault of ptxbench's, not a verdict on the code.
+constexpr llvm::StringLiteral Crashed = "crashed";
 } // namespace status
 
 /// One row of the results store.

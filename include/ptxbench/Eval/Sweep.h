@@ -47,6 +47,10 @@ struct SweepOptions {
   /// Seconds NVRTC (static analysis and run) and the driver's JIT may take
   /// to compile a sample.
   double compileTimeoutSeconds = 60;
+  /// Each sample's static stage runs in a child of its own (StaticStage.h)
+  /// within these limits; past them the sample is `crashed`.
+  double analysisTimeoutSeconds = 300;
+  uint64_t analysisMemoryMB = 8192;
   /// Progress lines, when set.
   llvm::raw_ostream *progress = nullptr;
 };
