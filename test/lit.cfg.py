@@ -88,6 +88,34 @@ def find_nvdisasm():
     return None
 
 
+def python_purelib():
+    import subprocess
+    python = shutil.which("python3")
+    if not python:
+        return None
+    try:
+        return subprocess.run(
+            [python, "-c",
+             "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+# PyPI's CUDA wheels (torch brings them; utils/setup.sh installs torch) hold
+# an NVRTC of their own, often newer than the toolkit's ptxas: the tool must
+# still pair the toolkit's NVRTC with its ptxas
+# (test/Runtime/nvrtc-beside-wheels.test).
+purelib = python_purelib()
+if purelib:
+    for cuda in ("cu13", "cu12"):
+        wheel_lib = os.path.join(purelib, "nvidia", cuda, "lib")
+        if any(n.startswith("libnvrtc.so") for n in
+               (os.listdir(wheel_lib) if os.path.isdir(wheel_lib) else [])):
+            config.available_features.add("wheel-nvrtc")
+            config.substitutions.append(("%wheel_cuda_lib", wheel_lib))
+            break
+
 nvdisasm = find_nvdisasm()
 if nvdisasm:
     config.available_features.add("nvdisasm")

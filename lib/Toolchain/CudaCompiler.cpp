@@ -13,6 +13,8 @@
 
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
+#include "ptxbench/Toolchain/Assembler.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -57,6 +59,33 @@ ptxbench::toolchain::parseCompilerLog(StringRef log) {
 
 namespace {
 
+/// Where libnvrtc is looked for: first in the toolkit of the ptxas that
+/// assembles what it compiles (a newer NVRTC elsewhere on the library path,
+/// as PyPI's CUDA wheels bring, writes a PTX ISA version that ptxas
+/// rejects), then on the library path.
+std::vector<std::string> nvrtcCandidates() {
+  static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12",
+                                      "libnvrtc.so"};
+  std::vector<std::string> candidates;
+  if (std::optional<std::string> ptxas = findPtxas()) {
+    llvm::SmallString<256> real;
+    if (!llvm::sys::fs::real_path(*ptxas, real)) {
+      // <toolkit>/bin/ptxas
+      StringRef toolkit =
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(real));
+      for (const char *dir : {"lib64", "lib", "targets/x86_64-linux/lib"})
+        for (const char *name : names) {
+          llvm::SmallString<256> path(toolkit);
+          llvm::sys::path::append(path, dir, name);
+          if (llvm::sys::fs::exists(path))
+            candidates.push_back(std::string(path));
+        }
+    }
+  }
+  candidates.insert(candidates.end(), std::begin(names), std::end(names));
+  return candidates;
+}
+
 /// NVRTC's entry points, opened once.
 struct Nvrtc {
 #define PTXBENCH_NVRTC(X)                                                      \
@@ -76,8 +105,8 @@ struct Nvrtc {
 
   Nvrtc() {
     void *library = nullptr;
-    for (const char *name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-      if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+    for (const std::string &name : nvrtcCandidates())
+      if ((library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)))
         break;
     if (!library) {
       const char *reason = dlerror();
