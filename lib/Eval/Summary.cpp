@@ -175,28 +175,66 @@ ptxbench::eval::runVerdicts(const SampleRecord &r) {
   return result;
 }
 
-bool ptxbench::eval::solved(const SampleRecord &r) {
-  if (r.runStatus != "PASSED")
-    return false;
-  std::optional<json::Value> run = parseStoredJson(r.runJson);
-  const json::Object *o = run ? run->getAsObject() : nullptr;
-  const json::Array *workloads = o ? o->getArray("workloads") : nullptr;
+/// The workloads of a run whose every workload PASSED; null otherwise.
+static const json::Array *passedWorkloads(const json::Object *run) {
+  const json::Array *workloads = run ? run->getArray("workloads") : nullptr;
   if (!workloads || workloads->empty())
-    return false;
+    return nullptr;
   for (const json::Value &w : *workloads)
     if (!w.getAsObject() ||
         w.getAsObject()->getString("status").value_or("") != "PASSED")
-      return false;
-  std::map<std::string, bool> requested = familiesUsed(r);
+      return nullptr;
+  return workloads;
+}
+
+std::vector<std::pair<std::string, std::string>>
+ptxbench::eval::uncredited(const SampleRecord &r) {
+  std::vector<std::pair<std::string, std::string>> missing;
   std::map<std::string, RunVerdict> verdicts = runVerdicts(r);
-  if (requested.empty())
-    return false;
-  for (auto &[requirement, used] : requested) {
+  for (auto &[requirement, used] : familiesUsed(r)) {
     auto it = verdicts.find(requirement);
-    if (it == verdicts.end() || !it->second.credited())
-      return false;
+    if (it == verdicts.end())
+      missing.push_back({requirement, "not measured"});
+    else if (!it->second.credited())
+      missing.push_back({requirement, it->second.verdict});
   }
-  return fallbackKinds(r).empty();
+  return missing;
+}
+
+bool ptxbench::eval::creditedCorrect(const SampleRecord &r) {
+  if (r.runStatus != "PASSED")
+    return false;
+  std::optional<json::Value> run = parseStoredJson(r.runJson);
+  if (!passedWorkloads(run ? run->getAsObject() : nullptr))
+    return false;
+  return !familiesUsed(r).empty() && uncredited(r).empty();
+}
+
+bool ptxbench::eval::solved(const SampleRecord &r) {
+  return creditedCorrect(r) && fallbackKinds(r).empty();
+}
+
+std::optional<double> ptxbench::eval::minDevSpeedup(const SampleRecord &r) {
+  if (r.runStatus != "PASSED")
+    return std::nullopt;
+  std::optional<json::Value> run = parseStoredJson(r.runJson);
+  const json::Array *workloads =
+      passedWorkloads(run ? run->getAsObject() : nullptr);
+  if (!workloads)
+    return std::nullopt;
+  std::optional<double> least;
+  for (const json::Value &w : *workloads) {
+    const json::Object *o = w.getAsObject();
+    if (o->getString("split").value_or("dev") != "dev")
+      continue;
+    std::optional<double> speedup = o->getNumber("speedup");
+    // A dev workload without a library time has no speedup: the turn's
+    // least one is not known.
+    if (!speedup || !(*speedup > 0) || !std::isfinite(*speedup))
+      return std::nullopt;
+    least = least ? std::min(*least, *speedup) : *speedup;
+  }
+  return least;
 }
 
 const ExecutedStats *

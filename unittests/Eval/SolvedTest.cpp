@@ -24,9 +24,15 @@ namespace {
 /// transaction-count mbarrier.
 const std::vector<std::string> requirements = {"bulk_copy|tma", "mbarrier_tx"};
 
+/// A workload's kernel and library medians in milliseconds.
+struct Times {
+  std::optional<double> kernel, library;
+};
+
 eval::SampleRecord record(std::vector<FeatureCount> features,
                           runtime::Status status = runtime::Status::Passed,
-                          std::vector<std::string> fallbacks = {}) {
+                          std::vector<std::string> fallbacks = {},
+                          std::vector<Times> times = {}) {
   runtime::RunResult run;
   run.task = "rmsnorm_h4096";
   run.arch = "sm_90a";
@@ -36,6 +42,18 @@ eval::SampleRecord record(std::vector<FeatureCount> features,
     w.status = status;
     w.features = features;
     run.workloads.push_back(w);
+  }
+  for (size_t i = 0; i < times.size() && i < run.workloads.size(); ++i) {
+    auto timing = [](double ms) {
+      runtime::TimingStats t;
+      t.samples = 10;
+      t.medianMs = t.minMs = t.meanMs = t.q1Ms = t.q3Ms = ms;
+      return t;
+    };
+    if (times[i].kernel)
+      run.workloads[i].time = timing(*times[i].kernel);
+    if (times[i].library)
+      run.workloads[i].baselineTime = timing(*times[i].library);
   }
   report::AnalysisReport analysis;
   analysis.arch = "sm_90a";
@@ -107,6 +125,43 @@ TEST(SolvedTest, ATokenUnmeasuredOrFailingRunIsNotFinished) {
   EXPECT_FALSE(eval::solved(record(good, runtime::Status::Incorrect)));
   EXPECT_FALSE(eval::solved(record(good, runtime::Status::Passed,
                                    {"ld-global-instead-of-bulk-copy"})));
+}
+
+TEST(SolvedTest, TheTurnsSpeedupIsItsLeastDevWorkloadsOfACorrectRun) {
+  std::vector<FeatureCount> good = {count("bulk_copy", 1, 4096, 1.0, 0.9),
+                                    count("mbarrier_tx", 2, 8192, 1.0, 0.9)};
+  // 1.5x and 1.1x: the turn's speedup is 1.1x.
+  std::optional<double> s = eval::minDevSpeedup(
+      record(good, runtime::Status::Passed, {}, {{2.0, 3.0}, {2.0, 2.2}}));
+  ASSERT_TRUE(s.has_value());
+  EXPECT_NEAR(*s, 1.1, 1e-9);
+  // A dev workload without a library time: not known.
+  EXPECT_FALSE(eval::minDevSpeedup(record(good, runtime::Status::Passed, {},
+                                          {{2.0, 3.0}, {2.0, std::nullopt}})));
+  // Not timed at all, or not correct however fast.
+  EXPECT_FALSE(eval::minDevSpeedup(record(good)));
+  EXPECT_FALSE(eval::minDevSpeedup(record(good, runtime::Status::Incorrect, {},
+                                          {{1.0, 9.0}, {1.0, 9.0}})));
+}
+
+TEST(SolvedTest, UncreditedNamesEachRequirementWithItsVerdict) {
+  eval::SampleRecord r = record({count("bulk_copy", 1, 64, 0.01, 0.9),
+                                 count("tma", 0, 0, 0.0, 0.9)});
+  auto missing = eval::uncredited(r);
+  ASSERT_EQ(missing.size(), 2u) << r.runJson;
+  EXPECT_EQ(missing[0], (std::pair<std::string, std::string>{"bulk_copy|tma",
+                                                             "token"}));
+  EXPECT_EQ(missing[1], (std::pair<std::string, std::string>{"mbarrier_tx",
+                                                             "not measured"}));
+  EXPECT_FALSE(eval::creditedCorrect(r));
+  // Credited and correct, with a fallback: credited, not solved.
+  eval::SampleRecord f = record({count("bulk_copy", 1, 4096, 1.0, 0.9),
+                                 count("mbarrier_tx", 2, 8192, 1.0, 0.9)},
+                                runtime::Status::Passed,
+                                {"ld-global-instead-of-bulk-copy"});
+  EXPECT_TRUE(eval::uncredited(f).empty());
+  EXPECT_TRUE(eval::creditedCorrect(f));
+  EXPECT_FALSE(eval::solved(f));
 }
 
 } // namespace

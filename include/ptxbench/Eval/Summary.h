@@ -121,10 +121,28 @@ struct RunVerdict {
 /// share.
 std::map<std::string, RunVerdict> runVerdicts(const SampleRecord &record);
 
-/// Whether a recorded sample is finished: its run passed every workload,
-/// every requirement was measured and credited (runVerdicts) and the
+/// The requested requirements a sample's run did not credit, each with its
+/// run-time verdict ("token", "not triggered", ...; "not measured" when no
+/// run measured it), in name order.
+std::vector<std::pair<std::string, std::string>>
+uncredited(const SampleRecord &record);
+
+/// Correct with the requested families doing the work: its run passed
+/// every workload and every requirement was measured and credited
+/// (runVerdicts). The report's correct-with-credited-features.
+bool creditedCorrect(const SampleRecord &record);
+
+/// Whether a recorded sample is finished: creditedCorrect() and the
 /// analysis found no fallback.
 bool solved(const SampleRecord &record);
+
+/// The turn's speedup: the least speedup over the library among its run's
+/// dev workloads (a workload without a split is dev), when every workload
+/// of the run PASSED and every dev workload has a speedup; none otherwise
+/// (not correct, not timed, no library time, or no dev workload).
+/// `generate --target-speedup` compares it with the target, the report's
+/// best speedup@k takes the best of a sample's turns.
+std::optional<double> minDevSpeedup(const SampleRecord &record);
 
 /// Groups `records` by (model, context, task, arch), in that order. With
 /// `requested` (ResultsStore::requested()), each group knows how many
