@@ -167,6 +167,7 @@ Error Generator::prepare() {
           const prompt::Prompt &p = prompts[{task, context}];
           for (const prompt::ChatMessage &m : p.messages)
             s->conversation.push_back({m.role, m.content});
+          s->promptMessages = s->conversation.size();
           s->promptSha = p.sha256();
           s->requested = requested[task];
           samples.push_back(std::move(s));

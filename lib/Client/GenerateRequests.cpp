@@ -109,7 +109,7 @@ void addUsage(Usage &to, const Usage &u) {
 
 bool Generator::budgetAllows(const Sample &s, double &cost, double &tokens) {
   const ModelConfig &m = *s.model->config;
-  double input = double(estimateInputTokens(s.conversation));
+  double input = double(estimateInputTokens(outgoing(s)));
   double output = double(m.sampling.maxOutputTokens);
   Usage worst;
   worst.input = int64_t(input);
@@ -171,6 +171,7 @@ void Generator::start(Sample &s, double cost, double tokens) {
   ModelState &m = *s.model;
   const ModelConfig &config = *m.config;
   unsigned turn = s.turn;
+  std::vector<Message> messages = outgoing(s);
   if (config.embedded()) {
     EmbeddedQuery q{
         options.tasksDir,        options.arch, s.context, s.task, s.id, turn,
@@ -181,14 +182,14 @@ void Generator::start(Sample &s, double cost, double tokens) {
     ++inFlight;
     finishRequest(s, std::move(outcome),
                   std::chrono::duration<double>(Clock::now() - t0).count(),
-                  embeddedBody(config, s.conversation), "");
+                  embeddedBody(config, messages), "");
     return;
   }
   Sampling sampling = config.sampling;
   if (options.seed)
     sampling.seed = *options.seed + s.index;
   auto body = std::make_shared<Object>(
-      m.wire->body(config.modelId, s.conversation, sampling, config.stream));
+      m.wire->body(config.modelId, messages, sampling, config.stream));
   HttpRequest request;
   request.url = config.baseUrl + m.wire->path().str();
   request.headers = m.wire->headers(m.key);
@@ -247,7 +248,7 @@ void Generator::chargeFailed(Sample &s, const PartialReply &partial) {
     return; // nothing was delivered
   Usage u = partial.usageReported ? partial.usage : Usage();
   if (u.input <= 0)
-    u.input = estimateInputTokens(s.conversation);
+    u.input = estimateInputTokens(outgoing(s));
   u.output = std::max(u.output, estimateOutputTokens(partial.bytes));
   addUsage(s.failedUsage, u);
   s.failedCost += charge(*s.model->config, u);
@@ -339,13 +340,15 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
   // not count its answers as free), and the files say so; so is one whose
   // usage cannot be what was exchanged.
   bool estimated = !config.embedded() && !c.usageReported;
+  // What this turn's request carried (the context policy's choice).
+  std::vector<Message> sent = outgoing(s);
   if (estimated) {
     c.usage = Usage();
-    c.usage.input = estimateInputTokens(s.conversation);
+    c.usage.input = estimateInputTokens(sent);
     c.usage.output = estimateOutputTokens(c.text.size());
   }
   std::string usageCheck =
-      config.embedded() || estimated ? "" : checkUsage(c, s.conversation);
+      config.embedded() || estimated ? "" : checkUsage(c, sent);
   double cost = charge(config, c.usage);
   std::string dir = turnDir(s, s.turn);
   Object request{{"model", config.name},
@@ -354,7 +357,8 @@ void Generator::finishRequest(Sample &s, Outcome outcome, double latency,
                  {"url", url},
                  {"turn", int64_t(s.turn)},
                  {"prompt_sha256", s.promptSha},
-                 {"conversation_sha256", conversationSha(s.conversation)},
+                 {"conversation_sha256", conversationSha(sent)},
+                 {"context_policy", contextPolicyName(options.contextPolicy)},
                  {"stream", config.stream && !config.embedded()},
                  {"body", Object(body)}};
   Object gen{{"status", "ok"},

@@ -2,7 +2,9 @@
 //
 // The files of `ptxbench generate`: each turn has its folder (the
 // sample's own with one turn), written atomically; generation.json marks
-// a turn as answered and outcome.json as evaluated. Resume reads them back
+// a turn as answered and outcome.json as evaluated (its verdict, the least
+// dev speedup and, with --target-speedup, the target and whether it was
+// met). Resume reads them back
 // so a rerun sends and evaluates only what is missing; an answered turn is
 // evaluated on a worker thread and its verdict (outcome.json, and the
 // feedback the next turn is sent) written from the loop.
@@ -105,12 +107,20 @@ void Generator::resume(Sample &s) {
       queueEval(s, t);
       return;
     }
-    bool solved = o->getBoolean("solved").value_or(false);
-    if (solved || t == options.turns) {
+    // Finished under this run's target (an earlier run may have had
+    // another, or none).
+    bool done = finished(o->getBoolean("solved").value_or(false),
+                         o->getNumber("min_dev_speedup"),
+                         options.targetSpeedup);
+    if (done || t == options.turns) {
       s.state = State::Done;
       turnsDone += options.turns - t;
       return;
     }
+    // The feedback on disk is what the next turn was sent, whatever target
+    // it was written for. A turn that finished under an earlier run's
+    // target and not under this one's has none: it is told now (its row is
+    // in the store).
     std::optional<std::string> feedback = readText(join(dir, "feedback.md"));
     if (!feedback) {
       s.state = State::Evaluating;
@@ -164,7 +174,7 @@ EvalResult Generator::evaluate(Sample *s, unsigned turn) {
   std::string gpu;
   if (gpus)
     so.gpus = {gpu = gpus->acquire()};
-  TurnVerdict verdict = evaluateTurn(*store, input, so);
+  TurnVerdict verdict = evaluateTurn(*store, input, so, options.targetSpeedup);
   if (gpus)
     gpus->release(gpu);
   return {s, turn, std::move(verdict)};
@@ -185,17 +195,26 @@ void Generator::applyEval(EvalResult &r) {
     return;
   }
   bool last = r.turn == options.turns;
+  const TurnVerdict &v = r.verdict;
   Error e = Error::success();
-  if (!r.verdict.solved && !last)
-    e = writeAtomic(join(dir, "feedback.md"), r.verdict.feedback);
+  if (!v.finished && !last)
+    e = writeAtomic(join(dir, "feedback.md"), v.feedback);
+  Object outcome{{"status", v.status},
+                 {"run_status", v.runStatus},
+                 {"solved", v.solved},
+                 {"min_dev_speedup", v.minDevSpeedup
+                                         ? llvm::json::Value(*v.minDevSpeedup)
+                                         : llvm::json::Value(nullptr)},
+                 {"finished", v.finished}};
+  if (options.targetSpeedup > 0) {
+    outcome["target_speedup"] = options.targetSpeedup;
+    outcome["target_met"] =
+        v.minDevSpeedup && *v.minDevSpeedup >= options.targetSpeedup;
+  }
   if (!e)
-    e = writeAtomic(
-        join(dir, "outcome.json"),
-        llvm::formatv("{0:2}\n", llvm::json::Value(
-                                     Object{{"status", r.verdict.status},
-                                            {"run_status", r.verdict.runStatus},
-                                            {"solved", r.verdict.solved}}))
-            .str());
+    e = writeAtomic(join(dir, "outcome.json"),
+                    llvm::formatv("{0:2}\n", llvm::json::Value(std::move(outcome)))
+                        .str());
   if (e) {
     llvm::errs() << "generate: " << llvm::toString(std::move(e)) << "\n";
     s.state = State::Done;
@@ -203,14 +222,14 @@ void Generator::applyEval(EvalResult &r) {
     ++stats.failed;
     return;
   }
-  if (r.verdict.solved || last) {
-    if (r.verdict.solved && !last)
+  if (v.finished || last) {
+    if (v.finished && !last)
       ++stats.solvedEarly;
     turnsDone += options.turns - r.turn;
     s.state = State::Done;
     return;
   }
-  s.conversation.push_back({"user", r.verdict.feedback});
+  s.conversation.push_back({"user", v.feedback});
   s.turn = r.turn + 1;
   s.state = State::Ready;
 }

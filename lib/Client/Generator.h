@@ -5,7 +5,8 @@
 // threads that evaluate answered turns, and the Generator that drives
 // them. Shared by Generate.cpp (setup, the loop, progress),
 // GenerateRequests.cpp (sending a turn and recording its answer) and
-// GenerateTurns.cpp (the files of a turn on disk, resume, evaluation).
+// GenerateTurns.cpp (the files of a turn on disk, resume, evaluation) and
+// ContextPolicy.cpp (what each request carries of the conversation).
 // Private to lib/Client.
 //
 //===----------------------------------------------------------------------===//
@@ -77,7 +78,11 @@ struct Sample {
   std::string context, task, id;
   unsigned index = 0;
   std::string dir;
+  /// The whole conversation: the prompt's messages, then each answer and
+  /// its feedback. What a request carries of it is the context policy's.
   std::vector<Message> conversation;
+  /// How many of its first messages are the prompt.
+  size_t promptMessages = 0;
   std::string promptSha;
   std::vector<std::string> requested;
   unsigned turn = 1;
@@ -171,6 +176,12 @@ private:
   std::vector<std::thread> workers;
 };
 
+/// What a request carries of `conversation` (the prompt's
+/// `promptMessages` messages, then answer, feedback, ...) under `policy`.
+std::vector<Message> messagesToSend(ContextPolicy policy,
+                                    const std::vector<Message> &conversation,
+                                    size_t promptMessages);
+
 //===----------------------------------------------------------------------===//
 // The run
 //===----------------------------------------------------------------------===//
@@ -190,6 +201,11 @@ private:
   }
   int64_t keyTurn(unsigned turn) const { return options.turns == 1 ? 0 : turn; }
   bool evaluating() const { return !options.dbPath.empty(); }
+  /// What the next request of `s` carries (the context policy's choice).
+  std::vector<Message> outgoing(const Sample &s) const {
+    return messagesToSend(options.contextPolicy, s.conversation,
+                          s.promptMessages);
+  }
 
   void dispatch();
   bool budgetAllows(const Sample &s, double &cost, double &tokens);

@@ -4,7 +4,9 @@
 // and recorded exactly as `ptxbench eval` would), and its feedback is
 // renderFeedback() of what the store holds: the run result and analysis
 // when it ran, a result made from the compiler's messages when it did not
-// compile, and the extraction error when there was no code.
+// compile, and the extraction error when there was no code. With a target
+// speedup a solved turn is finished only when its least dev speedup
+// reaches the target; its feedback says how far each dev workload is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +20,8 @@ using namespace ptxbench::client;
 using llvm::StringRef;
 using llvm::json::Object;
 
-std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec) {
+std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
+                                          double targetSpeedup) {
   const std::string &task = rec.key.task;
   std::optional<llvm::json::Value> analysis =
       eval::parseStoredJson(rec.staticJson);
@@ -38,8 +41,16 @@ std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec) {
            "the harness, not a verdict on the code). Submit it again, "
            "simpler if you can, in one fenced code block with its "
            "`// @ptxbench` launch-plan lines.\n";
-  if (ro && ro->getArray("workloads"))
-    return prompt::renderFeedback(*run, analysis ? &*analysis : nullptr);
+  if (ro && ro->getArray("workloads")) {
+    // An optimization turn: how far the speed is from the target, and the
+    // requested families the run did not credit.
+    prompt::FeedbackGoal goal;
+    goal.targetSpeedup = targetSpeedup;
+    if (targetSpeedup > 0)
+      goal.uncredited = eval::uncredited(rec);
+    return prompt::renderFeedback(*run, analysis ? &*analysis : nullptr,
+                                  targetSpeedup > 0 ? &goal : nullptr);
+  }
   // Never ran: a result made from the static verdict.
   {
     Object workload{{"workload", "all"}};
@@ -65,7 +76,8 @@ std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec) {
 
 TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,
                                            const eval::SampleInput &input,
-                                           const eval::SweepOptions &options) {
+                                           const eval::SweepOptions &options,
+                                           double targetSpeedup) {
   TurnVerdict v;
   auto swept = eval::runSweep(store, {input}, options);
   if (!swept) {
@@ -82,6 +94,16 @@ TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,
   v.status = rec.status;
   v.runStatus = rec.runStatus;
   v.solved = eval::solved(rec);
-  v.feedback = turnFeedback(rec);
+  v.minDevSpeedup = eval::minDevSpeedup(rec);
+  v.finished = finished(v.solved, v.minDevSpeedup, targetSpeedup);
+  v.feedback = turnFeedback(rec, targetSpeedup);
   return v;
+}
+
+bool ptxbench::client::finished(bool solved,
+                                std::optional<double> minDevSpeedup,
+                                double targetSpeedup) {
+  if (!solved)
+    return false;
+  return targetSpeedup <= 0 || (minDevSpeedup && *minDevSpeedup >= targetSpeedup);
 }

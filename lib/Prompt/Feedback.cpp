@@ -18,6 +18,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -144,13 +145,16 @@ namespace {
 struct FeedbackWriter {
   const Object &result;
   const Object *analysis;
+  const FeedbackGoal *goal;
   std::vector<const Object *> workloads;
   raw_string_ostream os;
-  bool failed = false, featuresMissing = false;
+  bool failed = false, featuresMissing = false, fallbacksFound = false;
+  /// Dev workloads below the goal's target, or whose speedup is not known.
+  unsigned belowTarget = 0;
 
   FeedbackWriter(const Object &result, const Object *analysis,
-                 std::string &text)
-      : result(result), analysis(analysis), os(text) {
+                 const FeedbackGoal *goal, std::string &text)
+      : result(result), analysis(analysis), goal(goal), os(text) {
     if (const json::Array *a = result.getArray("workloads"))
       for (const json::Value &v : *a)
         if (const Object *w = v.getAsObject())
@@ -198,6 +202,8 @@ struct FeedbackWriter {
   void runtimeFeatures();
   void ptxasWarnings();
   void speed();
+  void targetDistance(const Object &w, double target, unsigned &devTimed);
+  void uncreditedFamilies();
   void closing();
 };
 
@@ -350,6 +356,7 @@ void FeedbackWriter::features() {
     return "";
   };
   auto finding = [&](const Object &f, StringRef kernel) {
+    fallbacksFound = true;
     os << "- [" << str(&f, "kind") << "]";
     std::string loc = location(f);
     if (!loc.empty())
@@ -407,8 +414,10 @@ void FeedbackWriter::runtimeFeatures() {
       if (f->get("share"))
         text += formatv(" ({0:f1}% of the work)", number(f, "share") * 100)
                     .str();
-      if (verdict == "token" || verdict == "not triggered" ||
-          verdict == "not in code")
+      // With a goal its list of uncredited requirements decides (it reads
+      // alternatives, `bulk_copy|tma`, as one requirement).
+      if (!goal && (verdict == "token" || verdict == "not triggered" ||
+                    verdict == "not in code"))
         featuresMissing = true;
       verdicts.push_back(text);
     }
@@ -476,6 +485,8 @@ void FeedbackWriter::speed() {
                              ? "the baseline library"
                              : baselineDisplayName(str(&result, "baseline"));
   os << "\n## Speed\n\n";
+  double target = goal ? goal->targetSpeedup : 0;
+  unsigned devTimed = 0;
   bool allFaster = true, anyBaseline = false;
   for (const Object *w : timed) {
     double ms = number(w->getObject("time"), "median_ms");
@@ -497,9 +508,20 @@ void FeedbackWriter::speed() {
     else if (w->get("sol_fraction"))
       os << "; " << format("%.1f", number(w, "sol_fraction") * 100)
          << "% of the hardware's speed of light";
+    // Workloads without a split are dev (a run outside a sweep).
+    if (target > 0 && w->getString("split").value_or("dev") == "dev")
+      targetDistance(*w, target, devTimed);
     os << "\n";
   }
-  if (!anyBaseline)
+  if (target > 0 && anyBaseline) {
+    if (belowTarget)
+      os << "\nAim: at least " << format("%.2f", target) << "x over "
+         << baseline << " on every dev workload (" << devTimed - belowTarget
+         << " of " << devTimed << " there).\n";
+    else
+      os << "\nIt reaches the " << format("%.2f", target)
+         << "x target on every dev workload.\n";
+  } else if (!anyBaseline)
     os << "\nAim: as close to the speed of light as you can.\n";
   else if (allFaster)
     os << "\nIt beats " << baseline
@@ -507,6 +529,46 @@ void FeedbackWriter::speed() {
   else
     os << "\nAim: faster than " << baseline
        << " on every workload (speedup above 1.00x).\n";
+}
+
+/// How far one timed dev workload is from the target speedup.
+void FeedbackWriter::targetDistance(const Object &w, double target,
+                                    unsigned &devTimed) {
+  ++devTimed;
+  double speedup = number(&w, "speedup");
+  if (!w.getObject("baseline_time") || !(speedup > 0)) {
+    ++belowTarget;
+    os << "; no library time, so the " << format("%.2f", target)
+       << "x target cannot be checked";
+    return;
+  }
+  if (str(&w, "status") != "PASSED") {
+    ++belowTarget;
+    os << "; not correct, so not counted against the "
+       << format("%.2f", target) << "x target";
+    return;
+  }
+  if (speedup >= target) {
+    os << "; reaches the " << format("%.2f", target) << "x target";
+    return;
+  }
+  ++belowTarget;
+  os << "; " << format("%.2f", target - speedup) << "x short of the "
+     << format("%.2f", target) << "x target (it needs "
+     << format("%.0f", std::ceil((1 - speedup / target) * 100))
+     << "% less time)";
+}
+
+void FeedbackWriter::uncreditedFamilies() {
+  if (!goal || goal->uncredited.empty())
+    return;
+  featuresMissing = true;
+  os << "\n## Requested families not credited at run time\n\n";
+  for (const auto &[requirement, verdict] : goal->uncredited)
+    os << "- `" << requirement << "`: " << verdict << "\n";
+  os << "\nA family is credited when it executed in the checked launches "
+        "and did the task's share of the work (the matrix FLOPs, the input "
+        "bytes), not when it is only in the code or runs as a token.\n";
 }
 
 void FeedbackWriter::closing() {
@@ -527,6 +589,14 @@ void FeedbackWriter::closing() {
           "rewrite it with them.";
   else if (featuresMissing)
     os << "It does not use every requested family: rewrite it with them.";
+  else if (goal && goal->targetSpeedup > 0 && belowTarget)
+    os << "It is correct, but " << belowTarget << " dev workload"
+       << (belowTarget == 1 ? " is" : "s are") << " not yet at the "
+       << format("%.2f", goal->targetSpeedup) << "x target: make it faster.";
+  else if (goal && goal->targetSpeedup > 0 && fallbacksFound)
+    os << "It is correct and fast enough, but the analysis found the "
+          "fallbacks above: replace them with the architecture-specific "
+          "instructions.";
   else if (!notRun.empty())
     os << "Nothing was measured; you may improve the submission or resend "
           "it.";
@@ -540,12 +610,14 @@ void FeedbackWriter::closing() {
 } // namespace
 
 std::string prompt::renderFeedback(const json::Value &result,
-                                   const json::Value *analysis) {
+                                   const json::Value *analysis,
+                                   const FeedbackGoal *goal) {
   std::string text;
   static const Object empty;
   const Object *r = result.getAsObject();
   FeedbackWriter writer(r ? *r : empty,
-                        analysis ? analysis->getAsObject() : nullptr, text);
+                        analysis ? analysis->getAsObject() : nullptr, goal,
+                        text);
   writer.header();
   writer.compileErrors();
   writer.planErrors();
@@ -554,6 +626,7 @@ std::string prompt::renderFeedback(const json::Value &result,
   writer.features();
   writer.ptxasWarnings();
   writer.speed();
+  writer.uncreditedFamilies();
   writer.closing();
   return text;
 }

@@ -2,7 +2,8 @@
 //
 // `ptxbench generate --models models.json --model NAME[,NAME...] --tasks DIR
 //  [--task A,B] --arch sm_90a --context none,brief,full --num-samples N
-//  [--turns T] --out SAMPLES_DIR [--db results.sqlite] [--concurrency C]
+//  [--turns T [--target-speedup X] [--context-policy full|last-pair|single]]
+//  --out SAMPLES_DIR [--db results.sqlite] [--concurrency C]
 //  [--max-cost USD] [--max-tokens N] [--seed S]`
 //
 // Asks models for kernels and writes the sample tree `ptxbench eval` reads;
@@ -26,6 +27,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 
+#include <cmath>
 #include <map>
 
 using namespace llvm;
@@ -72,6 +74,18 @@ cl::opt<unsigned> turns("turns",
                         cl::desc("Turns per sample (feedback after "
                                  "each)"),
                         cl::init(1), cl::sub(generateCmd));
+cl::opt<double> targetSpeedup(
+    "target-speedup",
+    cl::desc("A passing sample goes on (up to --turns) until every dev "
+             "workload reaches this speedup over the library"),
+    cl::value_desc("X"), cl::init(0), cl::sub(generateCmd));
+cl::opt<std::string> contextPolicy(
+    "context-policy",
+    cl::desc("What each turn's request carries: full (the whole "
+             "conversation), last-pair (the task and the latest answer and "
+             "feedback) or single (one user message: the task, the latest "
+             "code and its feedback)"),
+    cl::value_desc("policy"), cl::init("full"), cl::sub(generateCmd));
 cl::opt<std::string> outDir("out", cl::desc("The sample tree to write"),
                             cl::value_desc("dir"), cl::Required,
                             cl::sub(generateCmd));
@@ -190,6 +204,29 @@ int runGenerate() {
   if (genShapes != "dev" && genShapes != "heldout" && genShapes != "all")
     return fail("--shapes expects dev, heldout or all, got '" + genShapes +
                 "'");
+  std::optional<client::ContextPolicy> policy =
+      client::parseContextPolicy(contextPolicy);
+  if (!policy)
+    return fail("--context-policy expects full, last-pair or single, got '" +
+                contextPolicy + "'");
+  if (targetSpeedup.getNumOccurrences()) {
+    if (!(targetSpeedup > 0) || !std::isfinite(targetSpeedup) ||
+        targetSpeedup > 1000)
+      return fail("--target-speedup must be more than 0 (a speedup over the "
+                  "library, e.g. 1.2), got " +
+                  formatv("{0}", double(targetSpeedup)));
+    if (genShapes == "heldout")
+      return fail("--target-speedup is measured on the dev workloads; "
+                  "--shapes heldout runs none (use dev or all)");
+    if (turns < 2)
+      WithColor::warning(errs(), "ptxbench generate")
+          << "--target-speedup with one turn: no turn follows a pass; the "
+             "target is only recorded in outcome.json\n";
+    if (genStaticOnly)
+      WithColor::warning(errs(), "ptxbench generate")
+          << "--target-speedup with --static-only: no turn is timed, so "
+             "only runs already in the store can reach the target\n";
+  }
 
   std::map<std::string, client::ModelConfig> known;
   if (!modelsFile.empty()) {
@@ -220,6 +257,8 @@ int runGenerate() {
     options.contexts = {"brief"};
   options.samples = samples;
   options.turns = turns;
+  options.targetSpeedup = targetSpeedup;
+  options.contextPolicy = *policy;
   options.concurrency = concurrency;
   options.maxCost = maxCost;
   options.maxTokens = maxTokens;
@@ -250,12 +289,18 @@ int runGenerate() {
   auto stats = client::runGenerate(options);
   if (!stats)
     return fail(toString(stats.takeError()));
+  std::string early =
+      options.targetSpeedup > 0
+          ? formatv("{0} reached the {1:f2}x target before their last turn",
+                    stats->solvedEarly, options.targetSpeedup)
+                .str()
+          : formatv("{0} passed before their last turn", stats->solvedEarly)
+                .str();
   outs() << formatv("generated {0} turns for {1} samples ({2} already on "
-                    "disk, {3} failed, {4} retries, {5} passed before their "
-                    "last turn); tokens {6} in ({7} cached) / {8} out; cost "
-                    "${9:f4}\n",
+                    "disk, {3} failed, {4} retries, {5}); tokens {6} in ({7} "
+                    "cached) / {8} out; cost ${9:f4}\n",
                     stats->answered, stats->samples, stats->resumed,
-                    stats->failed, stats->retries, stats->solvedEarly,
+                    stats->failed, stats->retries, early,
                     stats->inputTokens, stats->cachedTokens,
                     stats->outputTokens, stats->cost);
   if (!stats->stopReason.empty()) {

@@ -5,7 +5,9 @@
 // `ptxbench eval` reads, and with several turns evaluates each answer
 // (lib/Eval's sweep, into the results store), renders the feedback
 // (renderFeedback) and sends the conversation so far plus the feedback as
-// the next user message, until the sample passes or the turns run out.
+// the next user message, until the sample passes (with a target speedup:
+// passes at that speedup) or the turns run out. A context policy chooses
+// how much of the conversation each request carries.
 // HTTP requests run concurrently on one thread (HttpClient); evaluations
 // run on worker threads. Every file is written atomically and the run
 // resumes from what is on disk. docs/generate.md describes the files.
@@ -20,9 +22,23 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <vector>
 
 namespace ptxbench::client {
+
+/// What each request of a multi-turn sample carries.
+enum class ContextPolicy {
+  /// The whole conversation: the task, every answer and its feedback.
+  Full,
+  /// The task's messages, then only the latest answer and its feedback.
+  LastPair,
+  /// The task's system message and one user message rebuilt each turn:
+  /// the task, the latest submission's code and its feedback.
+  Single,
+};
+llvm::StringRef contextPolicyName(ContextPolicy policy);
+std::optional<ContextPolicy> parseContextPolicy(llvm::StringRef name);
 
 struct GenerateOptions {
   std::string tasksDir = "tasks";
@@ -35,6 +51,10 @@ struct GenerateOptions {
   /// none, brief, full.
   std::vector<std::string> contexts;
   unsigned samples = 1, turns = 1;
+  /// A sample that passes goes on (up to `turns`) until every dev workload
+  /// reaches this speedup over the library; 0: it stops at its first pass.
+  double targetSpeedup = 0;
+  ContextPolicy contextPolicy = ContextPolicy::Full;
   /// Requests in flight over all models.
   unsigned concurrency = 64;
   /// The run's budget; 0: none.
@@ -62,7 +82,8 @@ struct GenerateStats {
   unsigned failed = 0;
   /// Retries made.
   unsigned retries = 0;
-  /// Samples that passed before their last turn.
+  /// Samples that finished before their last turn: passed (with a target
+  /// speedup, at that speedup).
   unsigned solvedEarly = 0;
   /// Samples (and at most how many turns) left unsent by the budget.
   unsigned unfinished = 0, turnsLeft = 0;

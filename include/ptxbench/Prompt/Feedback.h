@@ -7,7 +7,8 @@
 // family's verdict with every fallback finding (source line and the
 // architecture-specific alternative), the ptxas warnings that cost speed,
 // and the speed against the baseline library and the speed of light with
-// the aim. A pure function of its inputs (no clock, no files): the Fixit
+// the aim (with a goal, the target speedup and how far each dev workload
+// is from it). A pure function of its inputs (no clock, no files): the Fixit
 // records reuse it.
 //
 //===----------------------------------------------------------------------===//
@@ -31,8 +32,21 @@ std::string trimCompilerLog(llvm::StringRef log, unsigned maxErrors = 5);
 /// The display name of a baseline (`cublaslt_gemm` -> `cuBLASLt`).
 std::string baselineDisplayName(llvm::StringRef baseline);
 
+/// What an optimization turn aims at (`ptxbench generate
+/// --target-speedup`): a correct submission is told, per dev workload, the
+/// speedup it reached and how far it is from the target, and which
+/// requested families were not credited at run time.
+struct FeedbackGoal {
+  /// The speedup over the library every dev workload must reach.
+  double targetSpeedup = 0;
+  /// Requested requirements the run did not credit, with their run-time
+  /// verdicts (eval::uncredited()).
+  std::vector<std::pair<std::string, std::string>> uncredited;
+};
+
 std::string renderFeedback(const llvm::json::Value &result,
-                           const llvm::json::Value *analysis);
+                           const llvm::json::Value *analysis,
+                           const FeedbackGoal *goal = nullptr);
 
 } // namespace ptxbench::prompt
 

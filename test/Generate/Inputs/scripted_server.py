@@ -12,7 +12,8 @@ gzip body that expands to 1 GiB); "error200", "badutf8", "redirect" and
 "keyanswer" put the key's parts and encodings in an error and an answer.
 Every request
 is logged as one JSON line (path, scenario, attempt, stream, whether the
-key matched EXPECTED_KEY, requests in flight): never the key itself.
+key matched EXPECTED_KEY, requests in flight, the messages' roles): never
+the key itself.
 """
 import argparse, base64, json, os, socket, struct, sys, threading, time, urllib.parse, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -215,7 +216,8 @@ class Handler(BaseHTTPRequestHandler):
             state["in_flight"] += 1
             state["max_in_flight"] = max(state["max_in_flight"], state["in_flight"])
             log = {"t": time.time(), "path": self.path, "model": model, "scenario": scenario, "attempt": attempt, "stream": stream,
-                   "auth": got == key, "in_flight": state["in_flight"], "messages": len(request.get("messages", [])), "seed": request.get("seed"),
+                   "auth": got == key, "in_flight": state["in_flight"], "messages": len(request.get("messages", [])),
+                   "roles": [m.get("role") for m in request.get("messages", [])], "seed": request.get("seed"),
                    "max_tokens": request.get("max_tokens", request.get("max_completion_tokens"))}
             with open(self.server.log, "a") as f:
                 f.write(json.dumps(log) + "\n")
