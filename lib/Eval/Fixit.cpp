@@ -171,7 +171,7 @@ std::string ptxbench::eval::failureKind(const SampleRecord &r) {
     return kinds.front();
   for (auto &[family, v] : runVerdicts(r))
     if (!v.credited()) {
-      std::string kind = "feature-" + v.verdict;
+      std::string kind = "feature-" + v.name().str();
       std::replace(kind.begin(), kind.end(), ' ', '-');
       return kind;
     }
@@ -195,8 +195,8 @@ std::string ptxbench::eval::describeProblems(const SampleRecord &r) {
   for (auto &[family, v] : familyVerdicts(r)) {
     auto it = run.find(family);
     if (it != run.end() && !it->second.credited()) {
-      text += "- requested family " + family + ": " + it->second.verdict +
-              " at run time";
+      text += "- requested family " + family + ": " +
+              it->second.name().str() + " at run time";
       if (it->second.share >= 0)
         text += formatv(" ({0:f2}% of the work)", it->second.share * 100)
                     .str();
@@ -241,8 +241,8 @@ std::string ptxbench::eval::explainFix(const SampleRecord &wrong,
                                     runAfter = runVerdicts(fixed);
   for (auto &[family, v] : runBefore)
     if (!v.credited() && runAfter.count(family))
-      text += formatv("- {0} at run time: {1} -> {2}.\n", family, v.verdict,
-                      runAfter[family].verdict)
+      text += formatv("- {0} at run time: {1} -> {2}.\n", family, v.name(),
+                      runAfter[family].name())
                   .str();
   std::set<std::string> fixedKinds;
   for (const std::string &k : fallbackKinds(fixed))

@@ -87,7 +87,7 @@ std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
     return runJson.str();
   struct Count {
     int64_t inCode = -1, executed = -1;
-    std::string verdict;
+    runtime::FamilyVerdict verdict = runtime::FamilyVerdict::NotMeasured;
     double share = -1;
   };
   std::map<std::string, Count> counts;
@@ -103,16 +103,14 @@ std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
           int64_t executed = fo->getInteger("executed").value_or(-1);
           if (executed >= 0)
             c.executed = std::max<int64_t>(c.executed, 0) + executed;
-          llvm::StringRef verdict = fo->getString("verdict").value_or("");
-          // A token on any workload is the sample's verdict; else used,
-          // else executed (a family without a work measure); else the first
-          // verdict seen. The share is the smallest of the workloads'.
-          auto rank = [](llvm::StringRef v) {
-            return v == "token" ? 3 : v == "used" ? 2 : v == "executed" ? 1
-                                                                        : 0;
-          };
-          if (c.verdict.empty() || rank(verdict) > rank(c.verdict))
-            c.verdict = verdict.str();
+          // The sample's verdict is the least credit of its workloads' (a
+          // family that falls back on one workload is not used); the share
+          // is the smallest of theirs.
+          c.verdict = runtime::acrossWorkloads(
+              c.verdict,
+              runtime::parseFamilyVerdict(
+                  fo->getString("verdict").value_or(""))
+                  .value_or(runtime::FamilyVerdict::NotMeasured));
           if (std::optional<double> share = fo->getNumber("share"))
             c.share = c.share < 0 ? *share : std::min(c.share, *share);
         }
@@ -122,7 +120,7 @@ std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
   for (auto &[family, c] : counts) {
     llvm::json::Object fc{{"in_code", c.inCode},
                           {"executed", c.executed},
-                          {"verdict", c.verdict}};
+                          {"verdict", runtime::verdictName(c.verdict)}};
     if (c.share >= 0)
       fc["share"] = c.share;
     summary[family] = std::move(fc);
@@ -154,22 +152,19 @@ ptxbench::eval::runVerdicts(const SampleRecord &r) {
   const json::Object *counts = o ? o->getObject("feature_counts") : nullptr;
   if (!counts)
     return result;
-  auto rank = [](llvm::StringRef v) {
-    return v == "used"            ? 4
-           : v == "executed"      ? 3
-           : v == "token"         ? 2
-           : v == "not triggered" ? 1
-                                  : 0;
-  };
   for (auto &[requirement, used] : familiesUsed(r))
     for (const std::string &name : alternatives(requirement)) {
       const json::Object *c = counts->getObject(name);
       if (!c || c->getInteger("executed").value_or(-1) < 0)
         continue;
-      RunVerdict v{c->getString("verdict").value_or("").str(),
+      RunVerdict v{runtime::parseFamilyVerdict(
+                       c->getString("verdict").value_or(""))
+                       .value_or(runtime::FamilyVerdict::NotMeasured),
                    c->getNumber("share").value_or(-1)};
       auto it = result.find(requirement);
-      if (it == result.end() || rank(v.verdict) > rank(it->second.verdict))
+      if (it == result.end() ||
+          runtime::acrossAlternatives(it->second.verdict, v.verdict) !=
+              it->second.verdict)
         result[requirement] = v;
     }
   return result;
@@ -196,7 +191,7 @@ ptxbench::eval::uncredited(const SampleRecord &r) {
     if (it == verdicts.end())
       missing.push_back({requirement, "not measured"});
     else if (!it->second.credited())
-      missing.push_back({requirement, it->second.verdict});
+      missing.push_back({requirement, it->second.name().str()});
   }
   return missing;
 }
@@ -391,10 +386,12 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records,
                 ++e.measured;
                 e.inCode += co->getInteger("in_code").value_or(0) > 0;
                 e.executed += *co->getInteger("executed") > 0;
-                llvm::StringRef verdict =
-                    co->getString("verdict").value_or("");
-                e.used += verdict == "used" || verdict == "executed";
-                e.token += verdict == "token";
+                runtime::FamilyVerdict verdict =
+                    runtime::parseFamilyVerdict(
+                        co->getString("verdict").value_or(""))
+                        .value_or(runtime::FamilyVerdict::NotMeasured);
+                e.used += runtime::credited(verdict);
+                e.token += verdict == runtime::FamilyVerdict::Token;
               }
         }
     }

@@ -10,6 +10,8 @@
 
 #include "ptxbench/Prompt/Feedback.h"
 
+#include "ptxbench/Runtime/Result.h"
+
 #include "ptxbench/Toolchain/PtxasLog.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -416,8 +418,10 @@ void FeedbackWriter::runtimeFeatures() {
                     .str();
       // With a goal its list of uncredited requirements decides (it reads
       // alternatives, `bulk_copy|tma`, as one requirement).
-      if (!goal && (verdict == "token" || verdict == "not triggered" ||
-                    verdict == "not in code"))
+      if (std::optional<runtime::FamilyVerdict> v =
+              runtime::parseFamilyVerdict(verdict);
+          !goal && v && *v != runtime::FamilyVerdict::NotMeasured &&
+          !runtime::credited(*v))
         featuresMissing = true;
       verdicts.push_back(text);
     }

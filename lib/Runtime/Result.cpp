@@ -12,6 +12,8 @@
 
 #include "ptxbench/Runtime/Result.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -223,19 +225,65 @@ std::vector<double> ptxbench::runtime::keptSamples(ArrayRef<double> samplesMs,
   return kept;
 }
 
-StringRef ptxbench::runtime::featureVerdict(const FeatureCount &c) {
+FamilyVerdict ptxbench::runtime::familyVerdict(const FeatureCount &c) {
   if (c.executed < 0)
-    return "not measured";
+    return FamilyVerdict::NotMeasured;
   if (c.executed > 0) {
     if (c.share < 0 || c.threshold < 0)
-      return "executed";
-    return c.share >= c.threshold && c.withheld.empty() ? "used" : "token";
+      return FamilyVerdict::Executed;
+    return c.share >= c.threshold && c.withheld.empty() ? FamilyVerdict::Used
+                                                        : FamilyVerdict::Token;
   }
   if (c.inCode > 0)
-    return "not triggered";
+    return FamilyVerdict::NotTriggered;
   if (c.inCode == 0)
-    return "not in code";
-  return "not executed";
+    return FamilyVerdict::NotInCode;
+  return FamilyVerdict::NotExecuted;
+}
+
+namespace {
+constexpr std::pair<FamilyVerdict, const char *> verdictNames[] = {
+    {FamilyVerdict::NotMeasured, "not measured"},
+    {FamilyVerdict::NotExecuted, "not executed"},
+    {FamilyVerdict::NotInCode, "not in code"},
+    {FamilyVerdict::NotTriggered, "not triggered"},
+    {FamilyVerdict::Token, "token"},
+    {FamilyVerdict::Executed, "executed"},
+    {FamilyVerdict::Used, "used"},
+};
+} // namespace
+
+StringRef ptxbench::runtime::verdictName(FamilyVerdict verdict) {
+  for (auto [v, name] : verdictNames)
+    if (v == verdict)
+      return name;
+  llvm_unreachable("a verdict without a name");
+}
+
+std::optional<FamilyVerdict>
+ptxbench::runtime::parseFamilyVerdict(StringRef name) {
+  for (auto [v, text] : verdictNames)
+    if (name == text)
+      return v;
+  return std::nullopt;
+}
+
+FamilyVerdict ptxbench::runtime::acrossWorkloads(FamilyVerdict a,
+                                                 FamilyVerdict b) {
+  if (a == FamilyVerdict::NotMeasured)
+    return b;
+  if (b == FamilyVerdict::NotMeasured)
+    return a;
+  return std::min(a, b);
+}
+
+FamilyVerdict ptxbench::runtime::acrossAlternatives(FamilyVerdict a,
+                                                    FamilyVerdict b) {
+  return std::max(a, b);
+}
+
+StringRef ptxbench::runtime::featureVerdict(const FeatureCount &c) {
+  return verdictName(familyVerdict(c));
 }
 
 double WorkCounts::flopsOf(StringRef kind) const {

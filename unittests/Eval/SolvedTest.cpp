@@ -29,7 +29,9 @@ struct Times {
   std::optional<double> kernel, library;
 };
 
-eval::SampleRecord record(std::vector<FeatureCount> features,
+/// A sample with two workloads whose counts are `first` and `second`.
+eval::SampleRecord record(std::vector<FeatureCount> first,
+                          std::vector<FeatureCount> second,
                           runtime::Status status = runtime::Status::Passed,
                           std::vector<std::string> fallbacks = {},
                           std::vector<Times> times = {}) {
@@ -40,7 +42,7 @@ eval::SampleRecord record(std::vector<FeatureCount> features,
     runtime::WorkloadResult w;
     w.workload = name;
     w.status = status;
-    w.features = features;
+    w.features = run.workloads.empty() ? first : second;
     run.workloads.push_back(w);
   }
   for (size_t i = 0; i < times.size() && i < run.workloads.size(); ++i) {
@@ -79,6 +81,15 @@ eval::SampleRecord record(std::vector<FeatureCount> features,
   return r;
 }
 
+/// A sample whose two workloads count the same.
+eval::SampleRecord record(std::vector<FeatureCount> features,
+                          runtime::Status status = runtime::Status::Passed,
+                          std::vector<std::string> fallbacks = {},
+                          std::vector<Times> times = {}) {
+  return record(features, features, status, std::move(fallbacks),
+                std::move(times));
+}
+
 FeatureCount count(const char *family, int64_t inCode, int64_t executed,
                    double share = -1, double threshold = -1) {
   FeatureCount c;
@@ -98,7 +109,8 @@ TEST(SolvedTest, OneAlternativeOfARequirementDoingTheWorkIsEnough) {
                                  count("mbarrier_tx", 2, 8192, 1.0, 0.9)});
   auto verdicts = eval::runVerdicts(r);
   ASSERT_EQ(verdicts.count("bulk_copy|tma"), 1u) << r.runJson;
-  EXPECT_EQ(verdicts["bulk_copy|tma"].verdict, "used");
+  EXPECT_EQ(verdicts["bulk_copy|tma"].verdict, runtime::FamilyVerdict::Used);
+  EXPECT_EQ(verdicts["bulk_copy|tma"].name(), "used");
   EXPECT_TRUE(eval::solved(r)) << r.runJson;
   // The other alternative alone does as well.
   EXPECT_TRUE(eval::solved(record({count("bulk_copy", 0, 0, 0.0, 0.9),
@@ -162,6 +174,32 @@ TEST(SolvedTest, UncreditedNamesEachRequirementWithItsVerdict) {
   EXPECT_TRUE(eval::uncredited(f).empty());
   EXPECT_TRUE(eval::creditedCorrect(f));
   EXPECT_FALSE(eval::solved(f));
+}
+
+TEST(SolvedTest, AFamilyThatFallsBackOnOneWorkloadIsNotUsed) {
+  // Bulk copies on the first workload; on the second (say a ragged shape)
+  // the kernel takes a path without them: not triggered there, so the
+  // sample does not use the family, whichever workload comes first.
+  std::vector<FeatureCount> used = {count("bulk_copy", 1, 4096, 1.0, 0.9),
+                                    count("mbarrier_tx", 2, 8192, 1.0, 0.9)};
+  std::vector<FeatureCount> fellBack = {count("bulk_copy", 1, 0, 0.0, 0.9),
+                                        count("mbarrier_tx", 2, 0, 0.0, 0.9)};
+  for (bool usedFirst : {true, false}) {
+    eval::SampleRecord r = usedFirst ? record(used, fellBack)
+                                     : record(fellBack, used);
+    auto verdicts = eval::runVerdicts(r);
+    EXPECT_EQ(verdicts["bulk_copy|tma"].verdict,
+              runtime::FamilyVerdict::NotTriggered)
+        << r.runJson;
+    EXPECT_FALSE(eval::solved(r)) << r.runJson;
+  }
+  // A token on one workload is the sample's verdict too.
+  std::vector<FeatureCount> token = {count("bulk_copy", 1, 64, 0.01, 0.9),
+                                     count("mbarrier_tx", 2, 8192, 1.0, 0.9)};
+  EXPECT_EQ(eval::runVerdicts(record(used, token))["bulk_copy|tma"].verdict,
+            runtime::FamilyVerdict::Token);
+  // A workload without counts says nothing either way.
+  EXPECT_TRUE(eval::solved(record(used, std::vector<FeatureCount>{})));
 }
 
 } // namespace

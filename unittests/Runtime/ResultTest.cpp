@@ -632,4 +632,30 @@ TEST(ResultTest, PhasesRoundTripAndPrint) {
       << text;
 }
 
+TEST(ResultTest, FamilyVerdictsHaveOneRankingAndTwoWaysToCombine) {
+  // Every verdict's name reads back as itself.
+  for (FamilyVerdict v :
+       {FamilyVerdict::NotMeasured, FamilyVerdict::NotExecuted,
+        FamilyVerdict::NotInCode, FamilyVerdict::NotTriggered,
+        FamilyVerdict::Token, FamilyVerdict::Executed, FamilyVerdict::Used})
+    EXPECT_EQ(parseFamilyVerdict(verdictName(v)), v);
+  EXPECT_EQ(parseFamilyVerdict("USED"), std::nullopt);
+  // Over workloads the least credit; an unmeasured workload is no verdict.
+  EXPECT_EQ(acrossWorkloads(FamilyVerdict::Used,
+                                     FamilyVerdict::NotTriggered),
+            FamilyVerdict::NotTriggered);
+  EXPECT_EQ(acrossWorkloads(FamilyVerdict::Executed,
+                                     FamilyVerdict::Token),
+            FamilyVerdict::Token);
+  EXPECT_EQ(acrossWorkloads(FamilyVerdict::NotMeasured,
+                                     FamilyVerdict::Used),
+            FamilyVerdict::Used);
+  // Over alternatives the most.
+  EXPECT_EQ(acrossAlternatives(FamilyVerdict::NotInCode,
+                                        FamilyVerdict::Used),
+            FamilyVerdict::Used);
+  EXPECT_TRUE(credited(FamilyVerdict::Executed));
+  EXPECT_FALSE(credited(FamilyVerdict::Token));
+}
+
 } // namespace

@@ -14,6 +14,7 @@
 
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/Sample.h"
+#include "ptxbench/Runtime/Result.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -103,15 +104,17 @@ std::string withFeatureCounts(llvm::StringRef runJson);
 const ExecutedStats *executedStats(const GroupStats &g,
                                    llvm::StringRef requirement);
 
-/// The run-time verdict of one requirement of a sample (for alternatives,
-/// "bulk_copy|tma", the best of them): "used", "executed", "token", "not
-/// triggered", "not in code", with the share of the work when measured.
+/// The run-time verdict of one requirement of a sample (over its
+/// workloads the least credit, runtime::acrossWorkloads; for alternatives,
+/// "bulk_copy|tma", the best of them), with the share of the work when
+/// measured.
 struct RunVerdict {
-  std::string verdict;
+  runtime::FamilyVerdict verdict = runtime::FamilyVerdict::NotMeasured;
   double share = -1;
   /// It did the task's share of the work (a family without a work
   /// measure: it executed).
-  bool credited() const { return verdict == "used" || verdict == "executed"; }
+  bool credited() const { return runtime::credited(verdict); }
+  llvm::StringRef name() const { return runtime::verdictName(verdict); }
 };
 
 /// Requirement (as the task writes it, "bulk_copy|tma") -> its run-time

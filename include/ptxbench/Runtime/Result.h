@@ -146,11 +146,47 @@ struct FeatureCount {
   /// FLOPs too; "knockout-not-run"); empty when it counts.
   std::string withheld;
 };
-/// "used" (executed and did at least the task's share of the work, and the
-/// work reached the outputs), "token" (executed but did less, or its work
-/// does not count), "executed" (executed; a family without a work
-/// measure), "not triggered" (in the code, executed zero times), "not in
-/// code", or "not measured".
+/// What a run says of one family, from the least credit to the most. The
+/// one ranking every consumer uses; combine verdicts only with
+/// acrossWorkloads() and acrossAlternatives().
+enum class FamilyVerdict {
+  /// No counts were taken (e.g. a run without feature counts).
+  NotMeasured,
+  /// Counted, but the code's count is unknown and nothing executed.
+  NotExecuted,
+  /// Not in the code.
+  NotInCode,
+  /// In the code, executed zero times.
+  NotTriggered,
+  /// Executed, but did less than the task's share of the work, or its work
+  /// does not count (FeatureCount::withheld).
+  Token,
+  /// Executed; the family has no work measure.
+  Executed,
+  /// Executed and did at least the task's share of the work, and the work
+  /// reached the outputs.
+  Used,
+};
+
+/// The verdict of one workload's count.
+FamilyVerdict familyVerdict(const FeatureCount &count);
+/// "used", "token", "executed", "not triggered", "not in code", "not
+/// executed", "not measured": the words of the JSON and the reports.
+llvm::StringRef verdictName(FamilyVerdict verdict);
+/// verdictName()'s inverse; none for another word.
+std::optional<FamilyVerdict> parseFamilyVerdict(llvm::StringRef name);
+/// Whether the verdict credits the family: it did the work (or executed,
+/// for a family without a work measure).
+inline bool credited(FamilyVerdict v) {
+  return v == FamilyVerdict::Used || v == FamilyVerdict::Executed;
+}
+/// One family over a run's workloads: the least credit of those measured
+/// (a family that falls back on one workload is not used by the sample).
+FamilyVerdict acrossWorkloads(FamilyVerdict a, FamilyVerdict b);
+/// A requirement's alternatives ("bulk_copy|tma"): the most credit any of
+/// them earns.
+FamilyVerdict acrossAlternatives(FamilyVerdict a, FamilyVerdict b);
+/// verdictName(familyVerdict(count)).
 llvm::StringRef featureVerdict(const FeatureCount &count);
 
 /// A knockout run: the submission run once more (checked, untimed) with
