@@ -20,8 +20,9 @@ import os
 import re
 import sys
 
+from docscan import FENCE, default_files, lines
+
 LINK = re.compile(r"!?\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-FENCE = re.compile(r"^\s*(```|~~~)")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -50,11 +51,7 @@ def anchors(path, cache={}):
 
 
 def links(path):
-    fenced = False
-    for number, line in enumerate(open(path, encoding="utf-8"), 1):
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
+    for number, line, fenced in lines(path):
         if fenced:
             continue
         for m in LINK.finditer(re.sub(r"`[^`]*`", "", line)):
@@ -73,15 +70,6 @@ def check(path):
         elif fragment and dest.endswith(".md") and fragment not in anchors(dest):
             broken.append((number, target, f"no heading '#{fragment}' in {os.path.basename(dest)}"))
     return broken
-
-
-def default_files(root):
-    files = [os.path.join(root, "README.md")]
-    for top in ("docs", "bench", "tasks", "test", "training"):
-        for folder, dirs, names in os.walk(os.path.join(root, top)):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            files += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".md")]
-    return [f for f in files if os.path.exists(f)]
 
 
 def main():
