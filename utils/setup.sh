@@ -3,8 +3,9 @@
 #
 #   utils/setup.sh [extra cmake args...]
 #
-# Installs LLVM/MLIR 22, GoogleTest, Ninja and the static-link libraries
-# from Debian when they are missing (as root, or through sudo), then
+# Installs LLVM/MLIR 22, GoogleTest, Ninja, the static-link libraries and
+# clang-22 with its libFuzzer and sanitizer runtimes (utils/fuzz.sh) from
+# Debian when they are missing (as root, or through sudo), then
 # configures build/ (Release) and builds every tool and test binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ python3 llvm-22-dev libmlir-22-dev mlir-22-tools
           llvm-22-tools libgtest-dev libzstd-dev libz3-dev libxml2-dev
           libedit-dev libffi-dev zlib1g-dev libsqlite3-dev sqlite3
-          libcurl4-openssl-dev)
+          libcurl4-openssl-dev clang-22 libclang-rt-22-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
