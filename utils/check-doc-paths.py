@@ -37,6 +37,7 @@ from docscan import default_files, lines
 # Paths that are outputs or the reader's own files, never in the tree.
 ALLOWED_PREFIXES = (
     "build/",         # the build folder: build/bin/ptxbench, build/docs/...
+    "build-fuzz/",    # utils/fuzz.sh's build folder, seeds and reproducers
     "DIR/", "RUN/",   # --output-dir of training/sft.py
     "SAMPLES_DIR/",   # --out of generate
     "OUT/",           # a command's output folder
