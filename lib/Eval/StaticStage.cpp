@@ -66,6 +66,7 @@ void analyzeLoaded(const StaticRequest &request, StaticOutcome &outcome) {
   if (!runtime::checkPlanOffline(*task, *workloads, record.code,
                                  record.sourceName(), evaluator.kernels(),
                                  planned)) {
+    runtime::markSplits(*task, planned);
     record.runStatus = runtime::statusName(runtime::worstStatus(planned)).str();
     record.runJson = llvm::formatv("{0}", runtime::toJSON(planned)).str();
     return;

@@ -78,55 +78,18 @@ ptxbench::eval::fallbackKinds(const SampleRecord &record) {
 }
 
 std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
-  std::optional<llvm::json::Value> run = parseStoredJson(runJson);
-  if (!run)
+  std::optional<runtime::RunResult> run = runtime::parseRunResult(runJson);
+  std::optional<llvm::json::Value> stored = parseStoredJson(runJson);
+  llvm::json::Object *o = stored ? stored->getAsObject() : nullptr;
+  if (!run || !o || run->countsDisabled)
     return runJson.str();
-  llvm::json::Object *o = run->getAsObject();
-  const llvm::json::Array *workloads = o ? o->getArray("workloads") : nullptr;
-  if (!workloads)
-    return runJson.str();
-  struct Count {
-    int64_t inCode = -1, executed = -1;
-    runtime::FamilyVerdict verdict = runtime::FamilyVerdict::NotMeasured;
-    double share = -1;
-  };
-  std::map<std::string, Count> counts;
-  for (const llvm::json::Value &w : *workloads)
-    if (const llvm::json::Object *wo = w.getAsObject())
-      if (const llvm::json::Array *features = wo->getArray("features"))
-        for (const llvm::json::Value &f : *features) {
-          const llvm::json::Object *fo = f.getAsObject();
-          if (!fo)
-            continue;
-          Count &c = counts[fo->getString("family").value_or("").str()];
-          c.inCode = std::max(c.inCode, fo->getInteger("in_code").value_or(-1));
-          int64_t executed = fo->getInteger("executed").value_or(-1);
-          if (executed >= 0)
-            c.executed = std::max<int64_t>(c.executed, 0) + executed;
-          // The sample's verdict is the least credit of its workloads' (a
-          // family that falls back on one workload is not used); the share
-          // is the smallest of theirs.
-          c.verdict = runtime::acrossWorkloads(
-              c.verdict,
-              runtime::parseFamilyVerdict(
-                  fo->getString("verdict").value_or(""))
-                  .value_or(runtime::FamilyVerdict::NotMeasured));
-          if (std::optional<double> share = fo->getNumber("share"))
-            c.share = c.share < 0 ? *share : std::min(c.share, *share);
-        }
-  if (counts.empty())
-    return runJson.str();
-  llvm::json::Object summary;
-  for (auto &[family, c] : counts) {
-    llvm::json::Object fc{{"in_code", c.inCode},
-                          {"executed", c.executed},
-                          {"verdict", runtime::verdictName(c.verdict)}};
-    if (c.share >= 0)
-      fc["share"] = c.share;
-    summary[family] = std::move(fc);
-  }
-  (*o)["feature_counts"] = std::move(summary);
-  return llvm::formatv("{0}", *run).str();
+  // The runtime's own writer makes the object; the rest of the stored
+  // JSON stays as it was.
+  llvm::json::Value fresh = runtime::toJSON(*run);
+  if (const llvm::json::Value *counts =
+          fresh.getAsObject()->get("feature_counts"))
+    (*o)["feature_counts"] = *counts;
+  return llvm::formatv("{0}", *stored).str();
 }
 
 /// The family names of a requirement: its alternatives ("bulk_copy|tma"),
@@ -146,21 +109,17 @@ ptxbench::eval::runVerdicts(const SampleRecord &r) {
   std::map<std::string, RunVerdict> result;
   if (!r.ran())
     return result;
-  std::optional<json::Value> run =
-      parseStoredJson(withFeatureCounts(r.runJson));
-  const json::Object *o = run ? run->getAsObject() : nullptr;
-  const json::Object *counts = o ? o->getObject("feature_counts") : nullptr;
-  if (!counts)
+  std::optional<runtime::RunResult> run = runtime::parseRunResult(r.runJson);
+  if (!run)
     return result;
+  std::map<std::string, runtime::FamilySummary> counts =
+      runtime::familySummaries(*run);
   for (auto &[requirement, used] : familiesUsed(r))
     for (const std::string &name : alternatives(requirement)) {
-      const json::Object *c = counts->getObject(name);
-      if (!c || c->getInteger("executed").value_or(-1) < 0)
+      auto c = counts.find(name);
+      if (c == counts.end() || c->second.executed < 0)
         continue;
-      RunVerdict v{runtime::parseFamilyVerdict(
-                       c->getString("verdict").value_or(""))
-                       .value_or(runtime::FamilyVerdict::NotMeasured),
-                   c->getNumber("share").value_or(-1)};
+      RunVerdict v{c->second.verdict, c->second.share};
       auto it = result.find(requirement);
       if (it == result.end() ||
           runtime::acrossAlternatives(it->second.verdict, v.verdict) !=

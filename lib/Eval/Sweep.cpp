@@ -59,8 +59,6 @@ struct TaskInfo {
   std::vector<std::string> requested;
   /// The task requires fp32 accumulation.
   bool f32Accumulate = false;
-  /// The held-out workloads' names (the rest are dev).
-  std::set<std::string> heldout;
   /// SHA-256 of task.json, part of every reuse key.
   std::string fileHash;
   /// The task and the workloads of the sweep's shapes, for the launch
@@ -219,23 +217,6 @@ std::string environmentWith(llvm::StringRef base, llvm::StringRef gpu,
   return llvm::formatv("{0}", llvm::json::Value(std::move(*env))).str();
 }
 
-/// Marks each workload of a run result `"split": "dev"` or `"heldout"`.
-std::string withSplits(llvm::StringRef runJson,
-                       const std::set<std::string> &heldout) {
-  std::optional<llvm::json::Value> run = parseStoredJson(runJson);
-  if (!run)
-    return runJson.str();
-  if (llvm::json::Object *o = run->getAsObject())
-    if (llvm::json::Array *workloads = o->getArray("workloads"))
-      for (llvm::json::Value &w : *workloads)
-        if (llvm::json::Object *wo = w.getAsObject())
-          (*wo)["split"] = heldout.count(
-                               wo->getString("workload").value_or("").str())
-                               ? "heldout"
-                               : "dev";
-  return llvm::formatv("{0}", *run).str();
-}
-
 } // namespace
 
 /// Modification time of `file` in Unix milliseconds; 0 when it is missing.
@@ -384,8 +365,6 @@ ptxbench::eval::runSweep(ResultsStore &store,
                      "' for " + options.arch;
     info.requested = it->second;
     info.f32Accumulate = task->accumulate == "f32";
-    for (const runtime::Workload &w : task->heldout)
-      info.heldout.insert(w.name);
     auto selected = runtime::selectWorkloads(*task, options.shapes);
     if (!selected) {
       info.error = toString(selected.takeError());
@@ -462,9 +441,6 @@ ptxbench::eval::runSweep(ResultsStore &store,
     if (record.status == status::Crashed)
       progress.note("eval: " + input.key.str() + ": " + record.error +
                     "; recorded as `crashed`, the sweep goes on");
-    if (!record.runStatus.empty())
-      record.runJson =
-          withFeatureCounts(withSplits(record.runJson, task.heldout));
     if (!record.analyzed() || record.ran() || options.staticOnly)
       return commit();
     // A run is shared only with samples that would run the same way: the
@@ -503,7 +479,6 @@ ptxbench::eval::runSweep(ResultsStore &store,
     runOnGpu(record, run);
     gpus.release(run.gpu);
     ++gpuRuns;
-    record.runJson = withFeatureCounts(withSplits(record.runJson, task.heldout));
     record.environmentJson =
         environmentWith(environment, run.gpu, record.runJson);
     if (slot)

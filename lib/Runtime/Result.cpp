@@ -12,6 +12,7 @@
 
 #include "ptxbench/Runtime/Result.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
@@ -335,4 +336,28 @@ double ptxbench::runtime::solFraction(const RunResult &run,
 double ptxbench::runtime::libraryFraction(const RunResult &run,
                                           const WorkloadResult &r) {
   return fractionOf(r, run.libraryTflops, run.copyGBps);
+}
+
+std::map<std::string, FamilySummary>
+ptxbench::runtime::familySummaries(const RunResult &run) {
+  std::map<std::string, FamilySummary> summaries;
+  for (const WorkloadResult &w : run.workloads)
+    for (const FeatureCount &f : w.features) {
+      FamilySummary &s = summaries[f.family];
+      s.inCode = std::max(s.inCode, f.inCode);
+      if (f.executed >= 0)
+        s.executed = std::max<int64_t>(s.executed, 0) + f.executed;
+      s.verdict = acrossWorkloads(s.verdict, familyVerdict(f));
+      if (f.share >= 0)
+        s.share = s.share < 0 ? f.share : std::min(s.share, f.share);
+    }
+  return summaries;
+}
+
+void ptxbench::runtime::markSplits(const Task &task, RunResult &run) {
+  for (WorkloadResult &w : run.workloads)
+    w.split = llvm::any_of(task.heldout,
+                           [&](const Workload &h) { return h.name == w.workload; })
+                  ? "heldout"
+                  : "dev";
 }

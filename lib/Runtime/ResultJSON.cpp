@@ -69,6 +69,8 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
                  {"status", statusName(r.status)},
                  {"flops", r.flops},
                  {"bytes", r.bytes}};
+  if (!r.split.empty())
+    o["split"] = r.split;
   if (!r.message.empty())
     o["message"] = r.message;
   if (r.check) {
@@ -201,8 +203,20 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
     o["cuda_driver_version"] = run.cudaDriverVersion;
   if (run.cublasLtVersion)
     o["cublaslt_version"] = run.cublasLtVersion;
-  if (run.countsDisabled)
+  if (run.countsDisabled) {
     o["feature_counts"] = "disabled";
+  } else if (auto summaries = familySummaries(run); !summaries.empty()) {
+    json::Object counts;
+    for (const auto &[family, c] : summaries) {
+      json::Object fc{{"in_code", c.inCode},
+                      {"executed", c.executed},
+                      {"verdict", verdictName(c.verdict)}};
+      if (c.share >= 0)
+        fc["share"] = c.share;
+      counts[family] = std::move(fc);
+    }
+    o["feature_counts"] = std::move(counts);
+  }
   if (!run.phases.empty())
     o["phases_ms"] = toJSON(run.phases);
   if (!run.sanitizer.empty() || !run.sanitizerNote.empty()) {
@@ -287,6 +301,7 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
     return false;
   r.status = *status;
   r.workload = o->getString("workload").value_or("").str();
+  r.split = o->getString("split").value_or("").str();
   if (const json::Object *p = o->getObject("params"))
     for (const auto &kv : *p)
       r.params[kv.first] = kv.second.getAsInteger().value_or(0);
@@ -380,4 +395,69 @@ bool ptxbench::runtime::fromJSON(const json::Value *value,
       phases.push_back({o->getString("phase").value_or("").str(),
                         o->getNumber("ms").value_or(0)});
   return true;
+}
+
+bool ptxbench::runtime::fromJSON(const json::Value &value, RunResult &run) {
+  const json::Object *o = value.getAsObject();
+  const json::Array *workloads = o ? o->getArray("workloads") : nullptr;
+  if (!workloads)
+    return false;
+  auto str = [&](const char *key) {
+    return o->getString(key).value_or("").str();
+  };
+  run.task = str("task");
+  run.solution = str("solution");
+  run.device = str("device");
+  run.baseline = str("baseline");
+  run.peakTflops = o->getNumber("peak_tflops").value_or(0);
+  run.peakGBps = o->getNumber("peak_gbps").value_or(0);
+  run.peakFp32Tflops = o->getNumber("peak_fp32_tflops").value_or(0);
+  run.peakHow = str("peak_how");
+  run.libraryTflops = o->getNumber("library_tflops").value_or(0);
+  run.copyGBps = o->getNumber("copy_gbps").value_or(0);
+  run.peakSource = str("peak_source");
+  run.peakMatrixType = o->getString("peak_matrix_type").value_or("bf16").str();
+  run.arch = str("arch");
+  run.driver = str("driver");
+  run.cudaDriverVersion = o->getInteger("cuda_driver_version").value_or(0);
+  run.cublasLtVersion = o->getInteger("cublaslt_version").value_or(0);
+  run.countsDisabled = o->getString("feature_counts") == "disabled";
+  fromJSON(o->get("phases_ms"), run.phases);
+  for (const json::Value &w : *workloads) {
+    WorkloadResult r;
+    if (!fromJSON(w, r))
+      return false;
+    run.workloads.push_back(std::move(r));
+  }
+  if (const json::Object *sanitizer = o->getObject("sanitizer")) {
+    run.sanitizedWorkload = sanitizer->getString("workload").value_or("").str();
+    run.sanitizerNote = sanitizer->getString("note").value_or("").str();
+    if (const json::Array *tools = sanitizer->getArray("tools"))
+      for (const json::Value &tv : *tools)
+        if (const json::Object *t = tv.getAsObject()) {
+          SanitizerReport report;
+          report.tool = t->getString("tool").value_or("").str();
+          report.errors = t->getInteger("errors").value_or(-1);
+          report.timedOut = t->getBoolean("timed_out").value_or(false);
+          report.bytes = t->getInteger("bytes").value_or(0);
+          report.head = t->getString("head").value_or("").str();
+          report.tail = t->getString("tail").value_or("").str();
+          run.sanitizer.push_back(std::move(report));
+        }
+  }
+  return true;
+}
+
+std::optional<RunResult> ptxbench::runtime::parseRunResult(StringRef text) {
+  if (text.trim().empty())
+    return std::nullopt;
+  auto value = json::parse(text);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  RunResult run;
+  if (!fromJSON(*value, run))
+    return std::nullopt;
+  return run;
 }

@@ -174,7 +174,8 @@ struct TempPath {
   }
 };
 
-int writeJson(const RunResult &run) {
+int writeJson(const Task &task, RunResult run) {
+  markSplits(task, run);
   if (runJson.empty())
     return 0;
   std::error_code ec;
@@ -415,7 +416,7 @@ int runRun() {
                             : std::nullopt,
                         run)) {
     printSummary(run, outs());
-    int rc = writeJson(run);
+    int rc = writeJson(*task, run);
     return rc ? rc : 1;
   }
   if (failed) {
@@ -428,7 +429,7 @@ int runRun() {
       r.compileLog = compileLog;
     }
     printSummary(run, outs());
-    int rc = writeJson(run);
+    int rc = writeJson(*task, run);
     return rc ? rc : 1;
   }
 
@@ -453,7 +454,7 @@ int runRun() {
         r.compileLog = compileLog;
       }
       printSummary(run, outs());
-      int rc = writeJson(run);
+      int rc = writeJson(*task, run);
       return rc ? rc : 1;
     }
     // The device runtime is refused here already (the worker checks the
@@ -469,7 +470,7 @@ int runRun() {
         r.compileLog = compileLog;
       }
       printSummary(run, outs());
-      int rc = writeJson(run);
+      int rc = writeJson(*task, run);
       return rc ? rc : 1;
     }
     if (!cubinFile.create(cubin, "cubin")) {
@@ -495,7 +496,7 @@ int runRun() {
       r.status = Status::NoGpu;
       r.message = why;
     }
-    writeJson(run);
+    writeJson(*task, run);
     return 3;
   }
 
@@ -605,7 +606,7 @@ int runRun() {
   printSummary(run, outs());
   if (runVerbose)
     printPhases(run, outs());
-  if (int rc = writeJson(run))
+  if (int rc = writeJson(*task, run))
     return rc;
   return worstStatus(run) == Status::Passed ? 0 : 1;
 }

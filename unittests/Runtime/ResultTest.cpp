@@ -2,6 +2,8 @@
 
 #include "ptxbench/Runtime/Result.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -656,6 +658,78 @@ TEST(ResultTest, FamilyVerdictsHaveOneRankingAndTwoWaysToCombine) {
             FamilyVerdict::Used);
   EXPECT_TRUE(credited(FamilyVerdict::Executed));
   EXPECT_FALSE(credited(FamilyVerdict::Token));
+}
+
+TEST(ResultTest, ARunResultReadsBackAsItWasWritten) {
+  RunResult run;
+  run.task = "rmsnorm_h4096";
+  run.solution = "s/solution.cu";
+  run.device = "NVIDIA H200";
+  run.baseline = "cudnn";
+  run.peakTflops = 989.5;
+  run.peakGBps = 4800;
+  run.peakFp32Tflops = 67;
+  run.peakHow = "132 SMs";
+  run.libraryTflops = 700;
+  run.copyGBps = 4000;
+  run.peakSource = "measured";
+  run.peakMatrixType = "fp8 e4m3";
+  run.arch = "sm_90a";
+  run.driver = "580.1";
+  run.cudaDriverVersion = 13000;
+  run.cublasLtVersion = 130100;
+  run.phases = {{"compile (NVRTC)", 12.5}};
+  run.sanitizedWorkload = "dev-1";
+  run.sanitizerNote = "a note";
+  SanitizerReport tool;
+  tool.tool = "memcheck";
+  tool.errors = 2;
+  tool.head = "head";
+  tool.bytes = 9;
+  run.sanitizer.push_back(tool);
+  for (const char *name : {"dev-1", "heldout-1"}) {
+    WorkloadResult w;
+    w.workload = name;
+    w.params["M"] = 4096;
+    w.status = Status::Passed;
+    w.message = "fine";
+    w.flops = 1e12;
+    w.bytes = 1e9;
+    TimingStats t;
+    t.samples = 5;
+    t.medianMs = t.minMs = t.meanMs = t.q1Ms = t.q3Ms = 0.5;
+    w.time = t;
+    w.baselineTime = t;
+    w.features.push_back({"wgmma", 3, 100, 0.9, 0.5, ""});
+    w.work.measured = true;
+    w.work.wgmmaFlops = 1e12;
+    w.work.knockouts.push_back({"wgmma", true, true, "outputs failed"});
+    w.workFindings.push_back({"a-kind", "a message"});
+    w.phases = {{"timing loop", 3}};
+    w.inputSets = 3;
+    w.timedLaunchesChecked = 9;
+    run.workloads.push_back(w);
+  }
+  Task task;
+  Workload heldout;
+  heldout.name = "heldout-1";
+  task.heldout.push_back(heldout);
+  markSplits(task, run);
+  EXPECT_EQ(run.workloads[0].split, "dev");
+  EXPECT_EQ(run.workloads[1].split, "heldout");
+
+  std::string written = llvm::formatv("{0}", toJSON(run)).str();
+  std::optional<RunResult> read = parseRunResult(written);
+  ASSERT_TRUE(read.has_value()) << written;
+  EXPECT_EQ(llvm::formatv("{0}", toJSON(*read)).str(), written);
+  // The summary over workloads is written with it.
+  EXPECT_NE(written.find("\"feature_counts\":{\"wgmma\":{\"executed\":200"),
+            std::string::npos)
+      << written;
+  // Not a run result.
+  EXPECT_FALSE(parseRunResult(""));
+  EXPECT_FALSE(parseRunResult("{\"workloads\": [{\"status\": \"MAYBE\"}]}"));
+  EXPECT_FALSE(parseRunResult("[1, 2]"));
 }
 
 } // namespace

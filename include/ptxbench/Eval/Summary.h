@@ -92,10 +92,9 @@ struct GroupStats {
   std::map<std::string, WorkloadStats> workloads;
 };
 
-/// `runJson` with a top-level `"feature_counts"` object: per requested
-/// family the instructions in the code, the thread-instructions executed
-/// summed over the measured workloads (-1 when none was measured) and
-/// `ptxbench run`'s verdict (executed, not triggered, ...).
+/// `runJson` with its top-level `"feature_counts"` (runtime::
+/// familySummaries, which `ptxbench run` writes itself) made afresh from
+/// its workloads: for rows stored before the runtime wrote them.
 std::string withFeatureCounts(llvm::StringRef runJson);
 
 /// The run-time counts of a requirement: its family's, or for alternatives

@@ -16,6 +16,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 
 namespace ptxbench::runtime {
@@ -257,6 +258,8 @@ struct Phase {
 /// The result of one workload.
 struct WorkloadResult {
   std::string workload;
+  /// "dev" or "heldout" (markSplits); empty when not known.
+  std::string split;
   Bindings params;
   Status status = Status::Skipped;
   std::string message;               // what failed, in words
@@ -349,11 +352,37 @@ struct RunResult {
   std::vector<SanitizerReport> sanitizer;
 };
 
+/// One family over a run's workloads (the `feature_counts` of the JSON):
+/// the largest count in the code, the executions summed over the measured
+/// workloads (-1 when none was), the verdict across them
+/// (acrossWorkloads) and the smallest share of the work (-1 when none was
+/// measured).
+struct FamilySummary {
+  int64_t inCode = -1, executed = -1;
+  FamilyVerdict verdict = FamilyVerdict::NotMeasured;
+  double share = -1;
+};
+/// Family name -> its summary, for the families the workloads counted.
+std::map<std::string, FamilySummary> familySummaries(const RunResult &run);
+
+/// Marks each workload of `run` with its split in `task` (its held-out
+/// workloads by name; the rest are dev).
+void markSplits(const Task &task, RunResult &run);
+
 llvm::json::Value toJSON(const CompareStats &stats);
 llvm::json::Value toJSON(const TimingStats &stats);
 llvm::json::Value toJSON(const WorkloadResult &result);
+/// The run's JSON (`ptxbench run --json`, docs/harness.md): every field of
+/// RunResult, and what is derived from them (the worst status, each
+/// workload's speed-of-light fractions, `feature_counts`).
 llvm::json::Value toJSON(const RunResult &result);
 bool fromJSON(const llvm::json::Value &value, WorkloadResult &result);
+/// toJSON's reader: false when `value` is not a run result (no object, or
+/// a workload without a known status).
+bool fromJSON(const llvm::json::Value &value, RunResult &result);
+/// A stored run result (the store's run_json), read; none when it is empty
+/// or not a run result.
+std::optional<RunResult> parseRunResult(llvm::StringRef json);
 
 /// Exit status of `ptxbench run`: 0 all passed, 1 some workload failed.
 Status worstStatus(const RunResult &result);
