@@ -132,3 +132,17 @@ if chromium:
 else:
     lit_config.note("no Chromium: the HTML report's screenshot test "
                     "(REQUIRES: chromium) is skipped")
+
+# The compile child and the GPU worker sandbox themselves with Landlock
+# (lib/Support/Sandbox.cpp); the tests that need the kernel to refuse a
+# file need it. Probed the way the tool does: landlock_create_ruleset's
+# version query (444 on x86-64 and aarch64).
+try:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint(1)) >= 1:
+        config.available_features.add("landlock")
+    else:
+        lit_config.note("no Landlock in this kernel: the tests of the "
+                        "sandbox's file rules (REQUIRES: landlock) are skipped")
+except (OSError, AttributeError):
+    pass

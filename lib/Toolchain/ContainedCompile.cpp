@@ -2,17 +2,20 @@
 //
 // A submission controls what NVRTC does: deep template recursion or
 // constexpr loops can keep it busy for minutes or make it allocate without
-// bound. So the caller writes the source to a temporary file and starts
-// its own executable's hidden `compile-cuda` command (a ChildProcess), which
-// limits its data memory with setrlimit, compiles in-process and writes
-// the result as JSON. The parent waits with a wall-clock deadline and kills
-// the child past it: the result then says the compilation timed out.
+// bound, and an `#include` makes it read a file. So the caller writes the
+// source to a temporary file and starts its own executable's hidden
+// `compile-cuda` command (a ChildProcess), which limits its data memory
+// with setrlimit, opens its input and output, loads NVRTC and sandboxes
+// itself (Support/Sandbox.h) before it compiles in-process and writes the
+// result as JSON. The parent waits with a wall-clock deadline and kills the
+// child past it: the result then says the compilation timed out.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "ptxbench/Support/ChildProcess.h"
+#include "ptxbench/Support/Sandbox.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -22,6 +25,11 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+using namespace ptxbench;
 using namespace ptxbench::toolchain;
 using llvm::StringRef;
 
@@ -31,24 +39,52 @@ std::string validUTF8(const std::string &text) {
 }
 } // namespace
 
+/// The compile child's sandbox: the toolkit's headers, NVRTC's libraries
+/// (it loads its builtins when it first compiles) and the system's, read
+/// only; nothing to write (its output is open already), no sockets. It
+/// works in `/`, so that a quoted include is not looked for beside the
+/// caller's files.
+static llvm::Expected<SandboxState> sandboxCompileChild() {
+  auto mode = sandboxModeFromEnvironment();
+  if (!mode)
+    return mode.takeError();
+  canCompileCUDA(); // NVRTC is loaded before the sandbox closes
+  SandboxPolicy policy;
+  policy.readable = toolkitIncludeDirs();
+  for (std::string &dir : nvrtcLibraryDirs())
+    policy.readable.push_back(std::move(dir));
+  for (std::string &path : systemLibraryPaths())
+    policy.readable.push_back(std::move(path));
+  if (chdir("/") != 0)
+    return llvm::createStringError(std::string("cannot change to /: ") +
+                                   std::strerror(errno));
+  return applySandbox(policy, *mode);
+}
+
 int ptxbench::toolchain::runCompileChild(StringRef inputPath, StringRef name,
                                          StringRef arch, uint64_t memoryMB,
-                                         StringRef outputPath) {
+                                         StringRef outputPath,
+                                         bool includeCheck) {
   support::setChildMemoryLimit(memoryMB);
   auto source = llvm::MemoryBuffer::getFile(inputPath);
-  CompiledSource compiled;
-  if (!source)
-    compiled.log =
-        "cannot read " + inputPath.str() + ": " + source.getError().message();
-  else
-    compiled = compileCUDA((*source)->getBuffer(), name, arch);
   std::error_code ec;
   llvm::raw_fd_ostream os(outputPath, ec);
   if (ec)
     return 1;
+  CompiledSource compiled;
+  if (!source) {
+    compiled.log = "cannot read the submission's temporary copy: " +
+                   source.getError().message();
+  } else if (auto sandbox = sandboxCompileChild(); !sandbox) {
+    compiled.log = "the compiler's sandbox: " + llvm::toString(sandbox.takeError());
+  } else {
+    compiled = compileCUDA((*source)->getBuffer(), name, arch, includeCheck);
+    compiled.sandbox = sandbox->describe();
+  }
   os << llvm::json::Value(llvm::json::Object{{"ok", compiled.ok},
                                              {"ptx", validUTF8(compiled.ptx)},
-                                             {"log", validUTF8(compiled.log)}});
+                                             {"log", validUTF8(compiled.log)},
+                                             {"sandbox", compiled.sandbox}});
   return os.has_error() ? 1 : 0;
 }
 
@@ -58,6 +94,12 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
   if (limits.helper.empty())
     return compileCUDA(source, name, arch);
   CompiledSource result;
+  auto mode = sandboxModeFromEnvironment();
+  if (!mode) {
+    result.log = llvm::toString(mode.takeError());
+    return result;
+  }
+  noteSandboxFallbackOnce(*mode, llvm::errs());
   llvm::SmallString<128> input, output;
   if (llvm::sys::fs::createTemporaryFile("ptxbench-compile", "cu", input) ||
       llvm::sys::fs::createTemporaryFile("ptxbench-compile", "json", output)) {
@@ -72,7 +114,7 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
     std::error_code ec;
     llvm::raw_fd_ostream os(input, ec);
     if (ec) {
-      result.log = "cannot write " + input.str().str();
+      result.log = "cannot write the compiler's input file: " + ec.message();
       return result;
     }
     os << source;
@@ -130,6 +172,7 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
   result.ok = o->getBoolean("ok").value_or(false);
   result.ptx = o->getString("ptx").value_or("").str();
   result.log = o->getString("log").value_or("").str();
+  result.sandbox = o->getString("sandbox").value_or("").str();
   result.messages = parseCompilerLog(result.log);
   return result;
 }

@@ -14,6 +14,7 @@
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "ptxbench/Toolchain/Assembler.h"
+#include "ptxbench/Toolchain/IncludeCheck.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -26,34 +27,6 @@
 
 using namespace ptxbench::toolchain;
 using llvm::StringRef;
-
-std::vector<CompilerMessage>
-ptxbench::toolchain::parseCompilerLog(StringRef log) {
-  // `file(line): error: text` or `file(line): warning #177-D: text`; the
-  // lines after (source excerpt and caret) belong to it and are skipped.
-  std::vector<CompilerMessage> messages;
-  for (StringRef line : llvm::split(log, '\n')) {
-    size_t open = line.find('('), close = line.find("): ");
-    if (open == StringRef::npos || close == StringRef::npos || close < open)
-      continue;
-    CompilerMessage message;
-    if (line.slice(open + 1, close).getAsInteger(10, message.line))
-      continue;
-    StringRef rest = line.drop_front(close + 3);
-    if (rest.starts_with("error") || rest.starts_with("catastrophic error"))
-      message.error = true;
-    else if (!rest.starts_with("warning") && !rest.starts_with("remark"))
-      continue;
-    message.file = line.take_front(open).str();
-    size_t colon = rest.find(": ");
-    message.text =
-        (colon == StringRef::npos ? rest : rest.drop_front(colon + 2))
-            .trim()
-            .str();
-    messages.push_back(std::move(message));
-  }
-  return messages;
-}
 
 #ifdef PTXBENCH_HAVE_NVRTC
 
@@ -136,8 +109,9 @@ const Nvrtc &nvrtc() {
   return instance;
 }
 
-/// -I options for the toolkit's headers and CCCL's.
-std::vector<std::string> includeOptions() {
+} // namespace
+
+std::vector<std::string> ptxbench::toolchain::toolkitIncludeDirs() {
   std::vector<std::string> roots;
   if (const char *home = getenv("CUDA_HOME"); home && *home)
     roots.push_back(std::string(home) + "/include");
@@ -146,18 +120,34 @@ std::vector<std::string> includeOptions() {
   for (const std::string &root : roots) {
     if (!llvm::sys::fs::is_directory(root))
       continue;
-    std::vector<std::string> options;
+    std::vector<std::string> dirs;
     llvm::SmallString<128> cccl(root);
     llvm::sys::path::append(cccl, "cccl");
     if (llvm::sys::fs::is_directory(cccl))
-      options.push_back("-I" + cccl.str().str());
-    options.push_back("-I" + root);
-    return options;
+      dirs.push_back(cccl.str().str());
+    dirs.push_back(root);
+    return dirs;
   }
   return {};
 }
 
-} // namespace
+std::vector<std::string> ptxbench::toolchain::nvrtcLibraryDirs() {
+  const Nvrtc &lib = nvrtc();
+  Dl_info info;
+  if (!lib.loaded() ||
+      !dladdr(reinterpret_cast<void *>(lib.nvrtcVersion), &info) ||
+      !info.dli_fname)
+    return {};
+  std::vector<std::string> dirs = {
+      llvm::sys::path::parent_path(info.dli_fname).str()};
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(info.dli_fname, real)) {
+    std::string dir = llvm::sys::path::parent_path(real).str();
+    if (dir != dirs.front())
+      dirs.push_back(dir);
+  }
+  return dirs;
+}
 
 bool ptxbench::toolchain::canCompileCUDA(std::string *why) {
   if (why)
@@ -185,13 +175,21 @@ std::string ptxbench::toolchain::nvrtcVersion() {
 }
 
 CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
-                                                StringRef name,
-                                                StringRef arch) {
+                                                StringRef name, StringRef arch,
+                                                bool includesChecked) {
   CompiledSource result;
   const Nvrtc &lib = nvrtc();
   if (!lib.loaded()) {
     result.log = lib.error;
     return result;
+  }
+  std::vector<std::string> includeDirs = toolkitIncludeDirs();
+  if (includesChecked) {
+    result.messages = checkIncludes(source, name, includeDirs);
+    if (!result.messages.empty()) {
+      result.log = formatCompilerMessages(result.messages, source);
+      return result;
+    }
   }
   std::string text = source.str(), programName = name.str();
   nvrtcProgram program = nullptr;
@@ -207,8 +205,8 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
   std::vector<std::string> options = {"-arch=compute_" + sm.str(),
                                       "-std=c++17", "-lineinfo",
                                       "-default-device"};
-  for (std::string &include : includeOptions())
-    options.push_back(std::move(include));
+  for (const std::string &dir : includeDirs)
+    options.push_back("-I" + dir);
   std::vector<const char *> argv;
   for (const std::string &option : options)
     argv.push_back(option.c_str());
@@ -230,6 +228,7 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
   if (!result.ok && result.log.empty())
     result.log = lib.nvrtcGetErrorString(compiled);
   lib.nvrtcDestroyProgram(&program);
+  result.log = normalizeCompilerLog(result.log, includeDirs);
   result.messages = parseCompilerLog(result.log);
   return result;
 }
@@ -246,8 +245,14 @@ bool ptxbench::toolchain::canCompileCUDA(std::string *why) {
   return false;
 }
 
+std::vector<std::string> ptxbench::toolchain::toolkitIncludeDirs() {
+  return {};
+}
+
+std::vector<std::string> ptxbench::toolchain::nvrtcLibraryDirs() { return {}; }
+
 CompiledSource ptxbench::toolchain::compileCUDA(StringRef, StringRef,
-                                                StringRef) {
+                                                StringRef, bool) {
   CompiledSource result;
   result.log = "this build of ptxbench has no nvrtc.h (the CUDA toolkit was "
                "not found when it was configured); compile the .cu to PTX "

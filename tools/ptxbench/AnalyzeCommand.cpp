@@ -96,7 +96,7 @@ bool loadPTX(const MemoryBuffer &file, std::string &ptx) {
     return false;
   }
   for (const toolchain::CompilerMessage &message : compiled.messages)
-    errs() << message.file << ':' << message.line << ": "
+    errs() << message.location() << ": "
            << (message.error ? "error: " : "warning: ") << message.text
            << "\n";
   if (!compiled.ok) {

@@ -3,7 +3,8 @@
 // `ptxbench compile-cuda --arch A --name N [--memory-mb M] IN.cu OUT.json`:
 // the child process in which `run`, `analyze` and `eval` compile a
 // submission with NVRTC, so that the caller can stop it at the compile time
-// limit and its memory is limited (toolchain::runCompileChild).
+// limit, its memory is limited and it runs sandboxed
+// (toolchain::runCompileChild).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,10 @@ cl::opt<std::string> compileName("name",
 cl::opt<uint64_t> compileMemory("memory-mb",
                                 cl::desc("Data memory limit in MiB (0: none)"),
                                 cl::init(0), cl::sub(compileCmd));
+cl::opt<bool> compileNoIncludeCheck(
+    "no-include-check",
+    cl::desc("Leave the includes to the sandbox alone (a test of it)"),
+    cl::Hidden, cl::sub(compileCmd));
 cl::opt<std::string> compileInput(cl::Positional, cl::desc("<input.cu>"),
                                   cl::Required, cl::sub(compileCmd));
 cl::opt<std::string> compileOutput(cl::Positional, cl::desc("<output.json>"),
@@ -34,7 +39,8 @@ cl::opt<std::string> compileOutput(cl::Positional, cl::desc("<output.json>"),
 
 int runCompile() {
   return toolchain::runCompileChild(compileInput, compileName, compileArch,
-                                    compileMemory, compileOutput);
+                                    compileMemory, compileOutput,
+                                    !compileNoIncludeCheck);
 }
 
 } // namespace

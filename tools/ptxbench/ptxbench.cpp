@@ -7,11 +7,15 @@
 // llvm::cl's help for that subcommand's options, and `--help-hidden` also
 // shows the options the LLVM libraries register. `--version` prints the
 // versions a result depends on (Version.cpp). Every subcommand exits with
-// the statuses of cli::ExitStatus (docs/cli.md).
+// the statuses of cli::ExitStatus (docs/cli.md). A PTXBENCH_SANDBOX
+// setting that cannot be honoured is a usage error of the commands that
+// compile or run submissions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+
+#include "ptxbench/Support/Sandbox.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/InitLLVM.h"
@@ -90,9 +94,29 @@ int main(int argc, char **argv) {
           argc, argv, "ptxbench: architecture-specific PTX benchmark\n",
           &llvm::errs()))
     return cli::ExitUsage;
-  for (const cli::Command &command : commands)
-    if (command.subcommand)
-      return command.run();
+  for (const cli::Command &command : commands) {
+    if (!command.subcommand)
+      continue;
+    // The commands that compile or run submissions start nothing when the
+    // sandbox setting cannot be honoured (the children check it again).
+    llvm::StringRef name = command.subcommand.getName();
+    if (name == "analyze" || name == "run" || name == "eval" ||
+        name == "generate") {
+      auto mode = sandboxModeFromEnvironment();
+      if (!mode) {
+        llvm::WithColor::error(llvm::errs(), "ptxbench")
+            << llvm::toString(mode.takeError()) << "\n";
+        return cli::ExitUsage;
+      }
+      SandboxState state = probeSandbox();
+      if (*mode == SandboxMode::Require && !state.missing.empty()) {
+        llvm::WithColor::error(llvm::errs(), "ptxbench")
+            << "PTXBENCH_SANDBOX=require, but " << state.missing << "\n";
+        return cli::ExitUsage;
+      }
+    }
+    return command.run();
+  }
   printUsage(commands, llvm::errs());
   return cli::ExitUsage;
 }

@@ -10,6 +10,7 @@
 #ifndef PTXBENCH_TOOLCHAIN_CUDACOMPILER_H
 #define PTXBENCH_TOOLCHAIN_CUDACOMPILER_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -18,12 +19,18 @@
 
 namespace ptxbench::toolchain {
 
-/// One compiler message: `kernel.cu(12): error: ...`.
+/// One compiler message: `kernel.cu:12:5: error: ...`. The file is the
+/// program's name or a toolkit header's path below its include folder
+/// (`cuda_fp16.h`, `cuda/std/__type_traits/is_same.h`).
 struct CompilerMessage {
   std::string file;
   unsigned line = 0;
+  /// 1-based; 0 when the log has no caret for it.
+  unsigned column = 0;
   bool error = false;
   std::string text;
+  /// "file:line:column" (or "file:line").
+  std::string location() const;
 };
 
 struct CompiledSource {
@@ -34,6 +41,9 @@ struct CompiledSource {
   std::string ptx;
   std::string log;
   std::vector<CompilerMessage> messages;
+  /// The sandbox the compile child ran in (SandboxState::describe()); empty
+  /// when compiled in this process.
+  std::string sandbox;
 };
 
 /// Whether NVRTC can be loaded; when not, `why` (if given) says why.
@@ -49,11 +59,23 @@ std::vector<int> nvrtcArchs();
 /// and what is known.
 llvm::Error checkTargetName(llvm::StringRef arch);
 
+/// The toolkit's include folders, CCCL's first (for <cuda/ptx>): the
+/// first of $CUDA_HOME/include, /usr/local/cuda/include and the one found
+/// at configure time that exists. Empty without one.
+std::vector<std::string> toolkitIncludeDirs();
+
+/// Where the NVRTC library in use lives (its folder, and the folder of its
+/// real path when that differs); loads it. Empty when it does not load.
+std::vector<std::string> nvrtcLibraryDirs();
+
 /// Compiles `source` (named `name` in messages and line info) to PTX for
 /// `arch` (sm_90a compiles for compute_90a). The toolkit's headers, CCCL's
-/// included (for <cuda/ptx>), are on the include path.
+/// included (for <cuda/ptx>), are on the include path, and they are all a
+/// submission may include: checkIncludes() refuses anything else before
+/// NVRTC runs. The log is normalizeCompilerLog()'s.
+/// `checkIncludes` false skips that check (for a test of the sandbox).
 CompiledSource compileCUDA(llvm::StringRef source, llvm::StringRef name,
-                           llvm::StringRef arch);
+                           llvm::StringRef arch, bool includeCheck = true);
 
 /// Limits on compiling a submission. NVRTC runs in a child process (the
 /// `helper` executable's hidden `compile-cuda` command, see
@@ -72,16 +94,27 @@ struct CompileLimits {
 CompiledSource compileCUDA(llvm::StringRef source, llvm::StringRef name,
                            llvm::StringRef arch, const CompileLimits &limits);
 
-/// The child's side: limits its own data memory to `memoryMB`, compiles
-/// the file `inputPath` and writes the result as JSON (ok, ptx, log) to
-/// `outputPath`. Returns the process exit status (0 when the JSON was
-/// written).
+/// The child's side: limits its own data memory to `memoryMB`, reads
+/// `inputPath`, opens `outputPath`, then sandboxes itself (Sandbox.h:
+/// only the toolkit's headers, NVRTC's libraries and the system's can be
+/// read, nothing written, no network, no new programs; PTXBENCH_SANDBOX
+/// says whether it may go without), compiles and writes the result as JSON
+/// (ok, ptx, log, sandbox). With `checkIncludes` false the sandbox alone
+/// keeps other files out (a test of it). Returns the process exit status
+/// (0 when the JSON was written).
 int runCompileChild(llvm::StringRef inputPath, llvm::StringRef name,
                     llvm::StringRef arch, uint64_t memoryMB,
-                    llvm::StringRef outputPath);
+                    llvm::StringRef outputPath, bool includeCheck = true);
 
-/// Parses NVRTC's or nvcc's log.
+/// Parses NVRTC's log, as it writes it (`file(line): error: ...`) or as
+/// normalizeCompilerLog() rewrites it; notes are left out.
 std::vector<CompilerMessage> parseCompilerLog(llvm::StringRef log);
+
+/// `log` with the folders `roots` (the toolkit's include folders) taken
+/// off every path and each message's first line as `file:line:column:
+/// severity: text`, the column read from NVRTC's caret.
+std::string normalizeCompilerLog(llvm::StringRef log,
+                                 llvm::ArrayRef<std::string> roots);
 
 } // namespace ptxbench::toolchain
 
