@@ -356,17 +356,26 @@ ptxbench::applySandbox(const SandboxPolicy &policy, SandboxMode mode) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return llvm::createStringError(
         std::string("sandbox: PR_SET_NO_NEW_PRIVS: ") + strerror(errno));
+  // Under Auto, a part the kernel refuses is left out and said.
   std::vector<std::string> missing;
+  auto failed = [&](llvm::Error e) -> llvm::Error {
+    if (mode == SandboxMode::Require)
+      return e;
+    missing.push_back(llvm::toString(std::move(e)));
+    return llvm::Error::success();
+  };
   int abi = landlock::abiVersion();
   if (abi > 0) {
     if (llvm::Error e = applyLandlock(policy, abi, state))
-      return std::move(e);
+      if (llvm::Error kept = failed(std::move(e)))
+        return std::move(kept);
   } else {
     missing.push_back(landlock::unavailable(abi));
   }
   if (seccompAvailable()) {
     if (llvm::Error e = applySeccomp(policy, state))
-      return std::move(e);
+      if (llvm::Error kept = failed(std::move(e)))
+        return std::move(kept);
   } else {
     missing.push_back("no seccomp filters");
   }
