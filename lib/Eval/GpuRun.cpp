@@ -4,6 +4,7 @@
 
 #include "ptxbench/Runtime/GpuLock.h"
 
+#include "ptxbench/Support/ChildProcess.h"
 #include "ptxbench/Support/JSON.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -12,7 +13,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 
@@ -111,8 +112,8 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
     os << record.code;
     solution = std::string(source.path);
   }
-  TempFile json(".json"), log(".log");
-  if (json.path.empty() || log.path.empty())
+  TempFile json(".json"), log(".log"), compiled(".ptx");
+  if (json.path.empty() || log.path.empty() || compiled.path.empty())
     return finish("HARNESS_ERROR", "cannot create temporary files");
 
   std::vector<std::string> args = {
@@ -132,26 +133,32 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
     args.push_back(llvm::formatv("--seed={0}", options.seed).str());
     args.push_back("--cache-references");
   }
-  std::vector<StringRef> argv(args.begin(), args.end());
-  std::vector<std::string> envStore;
+  // The static stage compiled it already: the run does not compile again.
+  if (record.language == "cu" && !options.compiledPtx.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(compiled.path, ec);
+    os << options.compiledPtx;
+    os.close();
+    if (ec || os.has_error())
+      return finish("HARNESS_ERROR", "cannot write a temporary PTX file");
+    args.push_back("--compiled-ptx=" + std::string(compiled.path));
+  }
+  ptxbench::support::ChildOptions child;
+  child.argv = std::move(args);
+  child.outputPath = std::string(log.path);
+  child.environment.emplace();
   for (char **e = environ; *e; ++e)
     if (!StringRef(*e).starts_with("CUDA_VISIBLE_DEVICES="))
-      envStore.push_back(*e);
+      child.environment->push_back(*e);
   if (!options.gpu.empty())
-    envStore.push_back("CUDA_VISIBLE_DEVICES=" + options.gpu);
-  std::vector<StringRef> env(envStore.begin(), envStore.end());
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log.path),
-                                          StringRef(log.path)};
-  std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(options.tool, argv, env, redirects, 0, 0,
-                                     &execError);
+    child.environment->push_back("CUDA_VISIBLE_DEVICES=" + options.gpu);
+  auto ended = ptxbench::support::runChild(child, 0);
   std::string text = readFile(json.path);
   std::string output = StringRef(readFile(log.path)).trim().str();
-  if (rc < 0 || text.empty()) {
+  if (!ended || text.empty()) {
     std::string why = "ptxbench run ";
-    why += rc < 0 ? "failed: " + execError
-                  : "exited with status " + std::to_string(rc) +
-                        " without a result";
+    why += !ended ? "failed: " + llvm::toString(ended.takeError())
+                  : "ended with " + ended->describe() + " without a result";
     if (!output.empty())
       why += ": " + StringRef(output).take_back(2000).str();
     return finish("HARNESS_ERROR", why);

@@ -156,6 +156,8 @@ llvm::ArrayRef<runtime::ModuleKernel> StaticEvaluator::kernels() const {
   return impl->kernels;
 }
 
+llvm::StringRef StaticEvaluator::ptx() const { return impl->ptx; }
+
 void StaticEvaluator::analyze(SampleRecord &record,
                               const StaticOptions &options) {
   Impl &s = *impl;

@@ -41,6 +41,8 @@ void analyzeLoaded(const StaticRequest &request, StaticOutcome &outcome) {
   StaticEvaluator evaluator;
   if (!evaluator.prepare(record, request.options))
     return;
+  if (record.language == "cu")
+    outcome.ptx = evaluator.ptx().str();
   evaluator.analyze(record, request.options);
   auto task = runtime::loadTask(request.taskDir);
   if (!task) {
@@ -267,7 +269,8 @@ llvm::json::Value ptxbench::eval::toJSON(const StaticOutcome &outcome) {
            {"diagnostics", r.diagnosticsJson},
            {"analysis", r.staticJson},
            {"run_status", r.runStatus},
-           {"run", r.runJson}};
+           {"run", r.runJson},
+           {"ptx", outcome.ptx}};
   if (outcome.normalizedPlan)
     o["normalized_plan"] = *outcome.normalizedPlan;
   return o;
@@ -284,5 +287,6 @@ bool ptxbench::eval::fromJSON(const llvm::json::Value &value,
          m.map("diagnostics", r.diagnosticsJson) &&
          m.map("analysis", r.staticJson) &&
          m.map("run_status", r.runStatus) && m.map("run", r.runJson) &&
+         m.map("ptx", outcome.ptx) &&
          m.mapOptional("normalized_plan", outcome.normalizedPlan);
 }

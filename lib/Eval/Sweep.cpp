@@ -475,6 +475,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
     run.timeoutSeconds = options.runTimeoutSeconds;
     run.compileTimeoutSeconds = options.compileTimeoutSeconds;
     run.seed = options.seed;
+    run.compiledPtx = std::move(outcome.ptx);
     run.gpu = gpus.acquire();
     runOnGpu(record, run);
     gpus.release(run.gpu);

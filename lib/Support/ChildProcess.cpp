@@ -146,9 +146,17 @@ ChildProcess::spawn(const ChildOptions &options) {
     posix_spawnattr_setpgroup(&attributes, 0);
     installHandlers();
   }
+  std::vector<std::string> envStore;
+  std::vector<char *> envp;
+  if (options.environment) {
+    envStore = *options.environment;
+    for (std::string &e : envStore)
+      envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
   pid_t pid;
   int rc = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(),
-                       environ);
+                       options.environment ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (rc != 0)

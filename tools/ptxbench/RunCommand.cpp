@@ -144,6 +144,11 @@ cl::opt<std::string> runPtx("ptx",
                             cl::desc("(internal) the submission compiled to "
                                      "PTX by the parent"),
                             cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runCompiledPtx(
+    "compiled-ptx",
+    cl::desc("(internal) the .cu solution as NVRTC already compiled it for "
+             "--arch (eval's static stage), used instead of compiling again"),
+    cl::Hidden, cl::sub(runCmd));
 cl::opt<std::string> runCubin("cubin", cl::Hidden, cl::sub(runCmd));
 cl::opt<std::string> runCountCubin("count-cubin", cl::Hidden,
                                    cl::sub(runCmd));
@@ -385,7 +390,16 @@ int runRun() {
   // plan check, the worker and the feature counts use this PTX.
   std::string ptx = source.str(), compileLog;
   std::optional<toolchain::CompiledSource> failed;
-  if (sys::path::extension(runSolution) != ".ptx") {
+  if (sys::path::extension(runSolution) != ".ptx" && !runCompiledPtx.empty()) {
+    auto compiled = MemoryBuffer::getFile(runCompiledPtx);
+    if (!compiled) {
+      errs() << "ptxbench: cannot read " << runCompiledPtx << ": "
+             << compiled.getError().message() << "\n";
+      return 2;
+    }
+    ptx = (*compiled)->getBuffer().str();
+    phase("compile (reused the static stage's PTX)");
+  } else if (sys::path::extension(runSolution) != ".ptx") {
     toolchain::CompileLimits limits;
     limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
     limits.seconds = runCompileTimeout;

@@ -189,4 +189,13 @@ TEST(ChildProcessTest, ADroppedChildIsKilled) {
   llvm::sys::fs::remove(pidFile);
 }
 
+TEST(ChildProcessTest, TheChildGetsTheEnvironmentItIsGiven) {
+  ChildOptions options;
+  options.argv = {"/bin/sh", "-c", "test \"$ONLY\" = here && test -z \"$HOME\""};
+  options.environment = std::vector<std::string>{"ONLY=here"};
+  auto run = runChild(options, 30);
+  ASSERT_TRUE(bool(run)) << llvm::toString(run.takeError());
+  EXPECT_EQ(run->exitCode(), 0);
+}
+
 } // namespace

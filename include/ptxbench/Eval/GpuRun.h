@@ -35,6 +35,10 @@ struct GpuRunOptions {
   /// sample of the sweep sees the same inputs and the harness reuses their
   /// references (`run --cache-references`).
   uint64_t seed = 0;
+  /// The PTX the static stage compiled a .cu sample to (with the same
+  /// NVRTC, arch and options as `run`): the run uses it instead of
+  /// compiling again. Empty: the run compiles.
+  std::string compiledPtx;
 };
 
 /// Runs `record`'s code; fills runStatus, runJson and runSeconds. A harness

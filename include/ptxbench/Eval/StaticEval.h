@@ -56,6 +56,8 @@ public:
   /// The kernels of the module prepare() imported (what a launch plan is
   /// held against); kept after analyze().
   llvm::ArrayRef<runtime::ModuleKernel> kernels() const;
+  /// The PTX prepare() imported: NVRTC's output for a .cu sample.
+  llvm::StringRef ptx() const;
 
 private:
   struct Impl;

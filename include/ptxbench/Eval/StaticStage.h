@@ -44,6 +44,9 @@ struct StaticOutcome {
   /// The launch plan in normalized form, when it parses (for the reuse
   /// key).
   std::optional<std::string> normalizedPlan;
+  /// What NVRTC made of a .cu sample that compiled, for its run (which
+  /// then does not compile it again); empty otherwise.
+  std::string ptx;
 };
 
 /// The limits of the stage's child.

@@ -56,6 +56,9 @@ struct ChildOptions {
   /// The child leads a new process group that its own children join; it
   /// is killed whole when the child ends or is stopped.
   bool ownGroup = false;
+  /// The child's environment ("NAME=value" each); this process's when
+  /// none.
+  std::optional<std::vector<std::string>> environment;
 };
 
 using ChildClock = std::chrono::steady_clock;
