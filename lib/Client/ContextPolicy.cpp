@@ -71,8 +71,7 @@ ptxbench::client::generate::messagesToSend(ContextPolicy policy,
   if (code) {
     bool ptx = code->language == prompt::CodeLanguage::PTX;
     text += std::string("```") + (ptx ? "ptx" : "cuda") + "\n" + code->code +
-            (llvm::StringRef(code->code).ends_with("\n") ? "" : "\n") +
-            "```\n";
+            (llvm::StringRef(code->code).ends_with("\n") ? "" : "\n") + "```\n";
   } else {
     llvm::consumeError(code.takeError());
     text += "Your latest answer had no usable code block (the evaluation "

@@ -170,6 +170,7 @@ EvalResult Generator::evaluate(Sample *s, unsigned turn) {
                keyTurn(turn)};
   input.dir = turnDir(*s, turn);
   input.responsePath = join(input.dir, "response.md");
+  input.generationPath = join(input.dir, "generation.json");
   eval::SweepOptions so = sweepOptions();
   std::string gpu;
   if (gpus)

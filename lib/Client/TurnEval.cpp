@@ -21,7 +21,7 @@ using llvm::StringRef;
 using llvm::json::Object;
 
 std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
-                                          double targetSpeedup) {
+                                           double targetSpeedup) {
   const std::string &task = rec.key.task;
   std::optional<llvm::json::Value> analysis =
       eval::parseStoredJson(rec.staticJson);
@@ -105,5 +105,6 @@ bool ptxbench::client::finished(bool solved,
                                 double targetSpeedup) {
   if (!solved)
     return false;
-  return targetSpeedup <= 0 || (minDevSpeedup && *minDevSpeedup >= targetSpeedup);
+  return targetSpeedup <= 0 ||
+         (minDevSpeedup && *minDevSpeedup >= targetSpeedup);
 }

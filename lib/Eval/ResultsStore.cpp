@@ -27,13 +27,29 @@ constexpr const char *columns =
     "model, context, task, sample_id, turn, solution_path, language, code, "
     "canonical_hash, arch, shapes, status, run_status, static_json, "
     "diagnostics_json, error, run_json, reused_from, reuse_key, "
-    "static_seconds, run_seconds, environment_json, recorded_at";
-/// The same for a version-1 store, which has no reuse_key.
-constexpr const char *columnsV1 =
-    "model, context, task, sample_id, turn, solution_path, language, code, "
-    "canonical_hash, arch, shapes, status, run_status, static_json, "
-    "diagnostics_json, error, run_json, reused_from, '' AS reuse_key, "
-    "static_seconds, run_seconds, environment_json, recorded_at";
+    "static_seconds, run_seconds, environment_json, recorded_at, "
+    "input_tokens, output_tokens, reasoning_tokens, cached_tokens, cost_usd, "
+    "latency_s, usage_source";
+constexpr int columnCount = 30;
+
+/// What a store of `version` is read as: the columns it lacks as their
+/// defaults (version 1 has no reuse_key, versions 1 and 2 no usage).
+std::string selectColumns(int version) {
+  std::string select = columns;
+  auto replace = [&](llvm::StringRef column, llvm::StringRef as) {
+    size_t at = select.find(column.str());
+    select.replace(at, column.size(), as.str() + " AS " + column.str());
+  };
+  if (version < 2)
+    replace("reuse_key", "''");
+  if (version < 3) {
+    for (const char *c : {"input_tokens", "output_tokens", "reasoning_tokens",
+                          "cached_tokens", "cost_usd", "latency_s"})
+      replace(c, "0");
+    replace("usage_source", "''");
+  }
+  return select;
+}
 
 int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -68,6 +84,13 @@ SampleRecord readRow(Statement &s) {
   r.runSeconds = sqlite3_column_double(s.stmt, c++);
   r.environmentJson = s.column(c++);
   r.recordedAtMs = sqlite3_column_int64(s.stmt, c++);
+  r.generation.inputTokens = sqlite3_column_int64(s.stmt, c++);
+  r.generation.outputTokens = sqlite3_column_int64(s.stmt, c++);
+  r.generation.reasoningTokens = sqlite3_column_int64(s.stmt, c++);
+  r.generation.cachedTokens = sqlite3_column_int64(s.stmt, c++);
+  r.generation.costUsd = sqlite3_column_double(s.stmt, c++);
+  r.generation.latencySeconds = sqlite3_column_double(s.stmt, c++);
+  r.generation.source = s.column(c++);
   return r;
 }
 
@@ -95,8 +118,11 @@ Error ResultsStore::putLocked(const SampleRecord &r) {
   if (mode == Mode::Read)
     return llvm::createStringError("results store '" + filePath +
                                    "' is open for reading only");
+  std::string placeholders = "?";
+  for (int i = 1; i < columnCount; ++i)
+    placeholders += ",?";
   std::string sql = std::string("INSERT OR REPLACE INTO samples (") + columns +
-                    ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+                    ") VALUES (" + placeholders + ")";
   Statement s(db, sql);
   if (!s.ok())
     return error("cannot prepare insert");
@@ -115,6 +141,13 @@ Error ResultsStore::putLocked(const SampleRecord &r) {
   sqlite3_bind_double(s.stmt, c++, r.runSeconds);
   s.text(c++, r.environmentJson);
   sqlite3_bind_int64(s.stmt, c++, r.recordedAtMs ? r.recordedAtMs : nowMs());
+  const GenerationUsage &g = r.generation;
+  for (int64_t tokens :
+       {g.inputTokens, g.outputTokens, g.reasoningTokens, g.cachedTokens})
+    sqlite3_bind_int64(s.stmt, c++, tokens);
+  sqlite3_bind_double(s.stmt, c++, g.costUsd);
+  sqlite3_bind_double(s.stmt, c++, g.latencySeconds);
+  s.text(c++, g.source);
   if (sqlite3_step(s.stmt) != SQLITE_DONE)
     return error("cannot record " + r.key.str());
   return Error::success();
@@ -129,9 +162,8 @@ Error ResultsStore::put(const SampleRecord &record) {
 Expected<std::vector<SampleRecord>>
 ResultsStore::query(StringRef where, llvm::ArrayRef<std::string> args) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
-  std::string sql = std::string("SELECT id, ") +
-                    (version == 1 ? columnsV1 : columns) + " FROM samples " +
-                    where.str();
+  std::string sql = std::string("SELECT id, ") + selectColumns(version) +
+                    " FROM samples " + where.str();
   Statement s(db, sql);
   if (!s.ok())
     return error("cannot query");

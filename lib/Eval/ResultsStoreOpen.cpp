@@ -4,7 +4,7 @@
 // with ptxbench's marker (or a version-1 store of ours, which had none), of
 // a schema version this build knows, and whole, meaning its rows are in the
 // file or in the `-wal` beside it. A writer holds `<file>-lock` (flock, so a
-// killed process lets go), migrates a version-1 schema, checkpoints the log
+// killed process lets go), migrates an older schema, checkpoints the log
 // into the file and marks the store open; closing marks it closed cleanly
 // and checkpoints again. A store marked open, with no writer holding its
 // lock and no rows in a `-wal` beside it, was copied without its log (or
@@ -65,14 +65,33 @@ CREATE TABLE samples (
   environment_json TEXT NOT NULL DEFAULT '',
   recorded_at INTEGER NOT NULL,
   reuse_key TEXT NOT NULL DEFAULT '',
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0,
+  latency_s REAL NOT NULL DEFAULT 0,
+  usage_source TEXT NOT NULL DEFAULT '',
   UNIQUE (model, context, task, sample_id, turn)
 );
 )sql";
 
-/// Version 1 to 2: the reuse key and the store's state.
-constexpr const char *upgradeSQL = R"sql(
+/// Version 1 to 2: the reuse key (and the store's state, stateSQL).
+constexpr const char *upgradeTo2SQL = R"sql(
 ALTER TABLE samples ADD COLUMN reuse_key TEXT NOT NULL DEFAULT '';
 UPDATE schema_version SET version = 2;
+)sql";
+
+/// Version 2 to 3: what the answer cost, from generation.json.
+constexpr const char *upgradeTo3SQL = R"sql(
+ALTER TABLE samples ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN latency_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN usage_source TEXT NOT NULL DEFAULT '';
+UPDATE schema_version SET version = 3;
 )sql";
 
 /// What version 2 has beyond version 1's tables.
@@ -253,10 +272,10 @@ Error ResultsStore::checkForReading(bool walPresent) {
   version = v.ok() && sqlite3_step(v.stmt) == SQLITE_ROW
                 ? sqlite3_column_int(v.stmt, 0)
                 : -1;
-  if (version != 1 && version != schemaVersion)
+  if (version < 1 || version > schemaVersion)
     return llvm::createStringError(
         "results store '" + filePath + "' has schema version " +
-        std::to_string(version) + "; this ptxbench reads versions 1 and " +
+        std::to_string(version) + "; this ptxbench reads versions 1 to " +
         std::to_string(schemaVersion));
   Statement clean(db,
                   "SELECT value FROM store_state WHERE name='closed_cleanly'");
@@ -299,10 +318,16 @@ Error ResultsStore::prepareForWriting(bool walPresent, llvm::raw_ostream *log) {
                   ? sqlite3_column_int(v.stmt, 0)
                   : -1;
     if (version == 1) {
-      if (Error e = exec(upgradeSQL))
+      if (Error e = exec(upgradeTo2SQL))
         return fail(std::move(e));
-      version = schemaVersion;
-    } else if (version != schemaVersion) {
+      version = 2;
+    }
+    if (version == 2) {
+      if (Error e = exec(upgradeTo3SQL))
+        return fail(std::move(e));
+      version = 3;
+    }
+    if (version != schemaVersion) {
       return fail(llvm::createStringError(
           "results store '" + filePath + "' has schema version " +
           std::to_string(version) + "; this ptxbench writes version " +

@@ -16,10 +16,13 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <algorithm>
 
 using namespace ptxbench;
 using namespace ptxbench::eval;
@@ -50,6 +53,49 @@ static std::string generationError(StringRef path) {
   if (!o || o->getString("status").value_or("") == "ok")
     return "";
   return o->getString("error").value_or("no reason recorded").str();
+}
+
+bool ptxbench::eval::loadGeneration(const SampleInput &input,
+                                    SampleRecord &record) {
+  uint64_t size = 0;
+  if (input.generationPath.empty() ||
+      llvm::sys::fs::file_size(input.generationPath, size) || size > (1 << 20))
+    return false;
+  auto buffer = llvm::MemoryBuffer::getFile(input.generationPath);
+  if (!buffer)
+    return false;
+  std::optional<llvm::json::Value> gen =
+      parseStoredJson((*buffer)->getBuffer());
+  const llvm::json::Object *o = gen ? gen->getAsObject() : nullptr;
+  llvm::StringRef status = o ? o->getString("status").value_or("") : "";
+  if (status != "ok" && status != "error")
+    return false;
+  GenerationUsage u;
+  bool answered = status == "ok";
+  bool estimated = o->getBoolean("usage_estimated").value_or(false);
+  // The answer's usage, then what its failed attempts were charged (a
+  // request that failed for good has only those).
+  for (const llvm::json::Object *part :
+       {answered ? o : nullptr, o->getObject("failed_attempts")}) {
+    if (!part)
+      continue;
+    if (const llvm::json::Object *usage = part->getObject("usage")) {
+      auto tokens = [&](llvm::StringRef key) {
+        return std::max<int64_t>(0, usage->getInteger(key).value_or(0));
+      };
+      u.inputTokens += tokens("input");
+      u.outputTokens += tokens("output");
+      u.reasoningTokens += tokens("reasoning");
+      u.cachedTokens += tokens("cached");
+    }
+    u.costUsd += std::max(0.0, part->getNumber("cost_usd").value_or(0));
+    estimated |= part != o; // failed attempts are charged by the estimate
+  }
+  if (answered)
+    u.latencySeconds = std::max(0.0, o->getNumber("latency_s").value_or(0));
+  u.source = estimated ? "estimated" : "reported";
+  record.generation = std::move(u);
+  return true;
 }
 
 bool ptxbench::eval::loadSolution(const SampleInput &input,

@@ -330,6 +330,12 @@ ptxbench::eval::runSweep(ResultsStore &store,
     auto it = byKey.find(s.key);
     if (it != byKey.end() && isCurrent(*it->second, s, options)) {
       ++stats.skipped;
+      // A row recorded before the store kept usage (or before the answer's
+      // generation.json was read) gets it now, without another evaluation.
+      SampleRecord row = *it->second;
+      if (!row.generation.known() && loadGeneration(s, row))
+        if (llvm::Error e = store.put(row))
+          return std::move(e);
       continue;
     }
     pending.push_back(&s);
@@ -402,6 +408,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
     record.arch = options.arch;
     record.shapes = options.shapes;
     record.environmentJson = environment;
+    loadGeneration(input, record);
     const TaskInfo &task = tasks[input.key.task];
     StaticOptions staticOptions;
     staticOptions.arch = options.arch;

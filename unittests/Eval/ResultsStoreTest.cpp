@@ -54,6 +54,29 @@ protected:
     sqlite3_close(db);
     return out;
   }
+  /// The samples table of schema version 1 (no reuse_key) or 2.
+  static std::string olderSamplesTable(bool reuseKey) {
+    return std::string(
+               "CREATE TABLE samples (id INTEGER PRIMARY KEY, model TEXT NOT "
+               "NULL, context TEXT NOT NULL, task TEXT NOT NULL, sample_id "
+               "TEXT NOT NULL,"
+               " turn INTEGER NOT NULL, solution_path TEXT NOT NULL DEFAULT '',"
+               " language TEXT NOT NULL DEFAULT '', code TEXT NOT NULL DEFAULT '',"
+               " canonical_hash TEXT NOT NULL DEFAULT '',"
+               " arch TEXT NOT NULL DEFAULT '', shapes TEXT NOT NULL DEFAULT '',"
+               " status TEXT NOT NULL, run_status TEXT NOT NULL DEFAULT '',"
+               " static_json TEXT NOT NULL DEFAULT '',"
+               " diagnostics_json TEXT NOT NULL DEFAULT '',"
+               " error TEXT NOT NULL DEFAULT '', run_json TEXT NOT NULL DEFAULT '',"
+               " reused_from TEXT NOT NULL DEFAULT '',"
+               " static_seconds REAL NOT NULL DEFAULT 0,"
+               " run_seconds REAL NOT NULL DEFAULT 0,"
+               " environment_json TEXT NOT NULL DEFAULT '',"
+               " recorded_at INTEGER NOT NULL,"
+               ) +
+           (reuseKey ? " reuse_key TEXT NOT NULL DEFAULT ''," : "") +
+           " UNIQUE (model, context, task, sample_id, turn));";
+  }
   static SampleRecord record(llvm::StringRef id, llvm::StringRef runStatus = "",
                              llvm::StringRef reuseKey = "") {
     SampleRecord r;
@@ -176,24 +199,9 @@ TEST_F(ResultsStoreTest, AForeignDatabaseIsNeitherReadNorWritten) {
 TEST_F(ResultsStoreTest, AVersionOneStoreIsReadAsItIsAndMigratedByAWriter) {
   std::string v1 = file("v1.sqlite");
   sql(v1, "CREATE TABLE schema_version (version INTEGER NOT NULL);"
-          "INSERT INTO schema_version VALUES (1);"
-          "CREATE TABLE samples (id INTEGER PRIMARY KEY, model TEXT NOT NULL,"
-          " context TEXT NOT NULL, task TEXT NOT NULL, sample_id TEXT NOT NULL,"
-          " turn INTEGER NOT NULL, solution_path TEXT NOT NULL DEFAULT '',"
-          " language TEXT NOT NULL DEFAULT '', code TEXT NOT NULL DEFAULT '',"
-          " canonical_hash TEXT NOT NULL DEFAULT '',"
-          " arch TEXT NOT NULL DEFAULT '', shapes TEXT NOT NULL DEFAULT '',"
-          " status TEXT NOT NULL, run_status TEXT NOT NULL DEFAULT '',"
-          " static_json TEXT NOT NULL DEFAULT '',"
-          " diagnostics_json TEXT NOT NULL DEFAULT '',"
-          " error TEXT NOT NULL DEFAULT '', run_json TEXT NOT NULL DEFAULT '',"
-          " reused_from TEXT NOT NULL DEFAULT '',"
-          " static_seconds REAL NOT NULL DEFAULT 0,"
-          " run_seconds REAL NOT NULL DEFAULT 0,"
-          " environment_json TEXT NOT NULL DEFAULT '',"
-          " recorded_at INTEGER NOT NULL,"
-          " UNIQUE (model, context, task, sample_id, turn));"
-          "INSERT INTO samples (model, context, task, sample_id, turn, status,"
+          "INSERT INTO schema_version VALUES (1);" +
+              olderSamplesTable(/*reuseKey=*/false) +
+              "INSERT INTO samples (model, context, task, sample_id, turn, status,"
           " run_status, recorded_at) VALUES"
           " ('m', 'none', 't', 's0', 0, 'analyzed', 'PASSED', 1);");
   std::string before = sql(v1, "SELECT sql FROM sqlite_master");
@@ -215,11 +223,54 @@ TEST_F(ResultsStoreTest, AVersionOneStoreIsReadAsItIsAndMigratedByAWriter) {
     ASSERT_TRUE(bool(store)) << llvm::toString(store.takeError());
     ASSERT_FALSE(bool((*store)->put(record("s1", "PASSED", "k"))));
   }
-  EXPECT_EQ(sql(v1, "SELECT version FROM schema_version"), "2\n");
+  EXPECT_EQ(sql(v1, "SELECT version FROM schema_version"), "3\n");
   EXPECT_EQ(sql(v1, "PRAGMA application_id"),
             std::to_string(ResultsStore::applicationId) + "\n");
   EXPECT_EQ(sql(v1, "SELECT sample_id, reuse_key FROM samples ORDER BY id"),
             "s0|\ns1|k\n");
+}
+
+TEST_F(ResultsStoreTest, AVersionTwoStoreGainsTheUsageColumnsWhenWritten) {
+  std::string v2 = file("v2.sqlite");
+  sql(v2, "PRAGMA application_id=1347704898;"
+          "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+          "INSERT INTO schema_version VALUES (2);" +
+              olderSamplesTable(/*reuseKey=*/true) +
+              "CREATE TABLE store_state (name TEXT PRIMARY KEY, value TEXT NOT "
+          "NULL);"
+          "INSERT INTO store_state VALUES ('closed_cleanly', '1');"
+          "INSERT INTO samples (model, context, task, sample_id, turn, status,"
+          " recorded_at) VALUES ('m', 'none', 't', 's0', 0, 'analyzed', 1);");
+  {
+    auto store = ResultsStore::open(v2, Mode::Read, nullptr);
+    ASSERT_TRUE(bool(store)) << llvm::toString(store.takeError());
+    auto rows = (*store)->all();
+    ASSERT_TRUE(bool(rows)) << llvm::toString(rows.takeError());
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_FALSE(rows->front().generation.known());
+  }
+  EXPECT_EQ(sql(v2, "SELECT version FROM schema_version"), "2\n");
+  {
+    auto store = ResultsStore::open(v2, Mode::Write, nullptr);
+    ASSERT_TRUE(bool(store)) << llvm::toString(store.takeError());
+    SampleRecord r = record("s1");
+    r.generation = {1200, 300, 120, 200, 0.0125, 4.5, "reported"};
+    ASSERT_FALSE(bool((*store)->put(r)));
+    auto back = (*store)->get(r.key);
+    ASSERT_TRUE(back && *back);
+    const GenerationUsage &g = (*back)->generation;
+    EXPECT_EQ(g.inputTokens, 1200);
+    EXPECT_EQ(g.outputTokens, 300);
+    EXPECT_EQ(g.reasoningTokens, 120);
+    EXPECT_EQ(g.cachedTokens, 200);
+    EXPECT_DOUBLE_EQ(g.costUsd, 0.0125);
+    EXPECT_DOUBLE_EQ(g.latencySeconds, 4.5);
+    EXPECT_EQ(g.source, "reported");
+  }
+  EXPECT_EQ(sql(v2, "SELECT version FROM schema_version"), "3\n");
+  EXPECT_EQ(sql(v2, "SELECT sample_id, input_tokens, usage_source FROM "
+                    "samples ORDER BY id"),
+            "s0|0|\ns1|1200|reported\n");
 }
 
 TEST_F(ResultsStoreTest, ASecondWriterWaitsForTheFirstAndSaysSo) {

@@ -34,8 +34,9 @@ namespace ptxbench::eval {
 
 class ResultsStore {
 public:
-  /// The schema this build writes; it also reads version 1 (no reuse keys).
-  static constexpr int schemaVersion = 2;
+  /// The schema this build writes; it also reads versions 1 (no reuse
+  /// keys) and 2 (no usage columns), and a writer migrates them.
+  static constexpr int schemaVersion = 3;
   /// `PRAGMA application_id` of a ptxbench store ("PTXB").
   static constexpr int applicationId = 0x50545842;
 
@@ -111,7 +112,8 @@ private:
   sqlite3 *db;
   std::string filePath;
   Mode mode;
-  /// The schema version found (1 has no reuse_key column).
+  /// The schema version found (1 has no reuse_key column, 1 and 2 no
+  /// usage columns).
   int version = schemaVersion;
   /// The writer lock's file descriptor (Create, Write); -1 when none.
   int lockFd = -1;

@@ -50,6 +50,20 @@ constexpr llvm::StringLiteral Analyzed = "analyzed";
 constexpr llvm::StringLiteral Crashed = "crashed";
 } // namespace status
 
+/// What the model's answer cost, from the `generation.json` that
+/// `ptxbench generate` wrote beside it: tokens (input counts cached ones,
+/// output counts reasoning ones), US dollars and seconds, the failed
+/// attempts of the turn included.
+struct GenerationUsage {
+  int64_t inputTokens = 0, outputTokens = 0, reasoningTokens = 0,
+          cachedTokens = 0;
+  double costUsd = 0, latencySeconds = 0;
+  /// "reported" (the server's usage), "estimated" (some of it estimated by
+  /// ptxbench); empty when the sample has no generation.json.
+  std::string source;
+  bool known() const { return !source.empty(); }
+};
+
 /// One row of the results store.
 struct SampleRecord {
   int64_t id = 0; // the store's row id (0 before it is stored)
@@ -82,6 +96,8 @@ struct SampleRecord {
   std::string reuseKey;
   double staticSeconds = 0, runSeconds = 0;
   std::string environmentJson;
+  /// Tokens, cost and latency of the answer (schema version 3).
+  GenerationUsage generation;
   int64_t recordedAtMs = 0; // Unix time of the write
 
   bool analyzed() const { return status == status::Analyzed; }

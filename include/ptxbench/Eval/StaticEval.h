@@ -41,6 +41,13 @@ struct StaticOptions {
 /// returns false.
 bool loadSolution(const SampleInput &input, SampleRecord &record);
 
+/// Fills `record.generation` from `input`'s generation.json: an answered
+/// request's usage, cost and latency with its failed attempts', or for a
+/// request that failed for good what its attempts were charged. Returns
+/// false and leaves it unknown when there is none, or it is past 1 MiB or
+/// not generate's.
+bool loadGeneration(const SampleInput &input, SampleRecord &record);
+
 class StaticEvaluator {
 public:
   StaticEvaluator();

@@ -12,15 +12,9 @@ policy.
 """
 import glob, json, os, re, sys
 
+from checklist import check, finish
+
 root, policy, turns = sys.argv[1], sys.argv[2], int(sys.argv[3])
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok   " if ok else "FAIL ") + what)
-    passed += ok
-    failed += not ok
 
 
 def read(path):
@@ -59,5 +53,4 @@ for s in samples:
         history.append({"role": "assistant", "content": read(os.path.join(d, "response.md"))})
         if t < turns:
             history.append({"role": "user", "content": read(os.path.join(d, "feedback.md"))})
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish()
