@@ -1,153 +1,133 @@
 //===- ReportHTML.cpp - `ptxbench report --format html` -------------------===//
 //
-// One self-contained page: the report's tables and three plots drawn as
-// inline SVG (no scripts, fonts or images from elsewhere): fast_p over p
-// per group, requested-feature use by context level, and fallback kinds
+// One self-contained page: a banner when nothing ran on a GPU, the report's
+// leading tables (the one row per model), the charts drawn as inline SVG
+// (no scripts, fonts or images from elsewhere; SvgCharts.h), then the other
+// tables. The charts separate models: correct@k and credited@k over the
+// turn limit, best speedup@k over it, the headline rates per model, the
+// turn's speedup against its reasoning tokens, fast_p over p per group,
+// requested-feature use per model and context level, and fallback kinds
 // per task.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ptxbench/Eval/ProtocolMetrics.h"
 #include "ptxbench/Eval/ReportTables.h"
+
+#include "SvgCharts.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 using namespace ptxbench::eval;
+using namespace ptxbench::eval::svg;
 using llvm::formatv;
 
 namespace {
 
-const char *palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
-                         "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
+void printTable(const Table &t, llvm::raw_ostream &os) {
+  os << "<h2>" << escape(t.title) << "</h2>\n";
+  if (t.rows.empty()) {
+    os << "<p>(none)</p>\n";
+    return;
+  }
+  os << "<table><tr>";
+  for (const std::string &h : t.header)
+    os << "<th>" << escape(h) << "</th>";
+  os << "</tr>\n";
+  for (const auto &row : t.rows) {
+    os << "<tr>";
+    for (const std::string &c : row)
+      os << "<td>" << escape(c) << "</td>";
+    os << "</tr>\n";
+  }
+  os << "</table>\n";
+}
 
-std::string escape(llvm::StringRef text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '&': out += "&amp;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
+/// The protocol's charts, one line or bar per model.
+void protocolCharts(const std::vector<ProtocolGroup> &groups,
+                    const std::vector<TokenPoint> &tokens,
+                    llvm::raw_ostream &os) {
+  std::map<std::string, std::vector<const ProtocolGroup *>> byModel;
+  unsigned k = 0;
+  for (const ProtocolGroup &g : groups)
+    if (g.ran) {
+      byModel[g.model].push_back(&g);
+      k = std::max(k, g.turnLimit);
     }
-  }
-  return out;
-}
-
-size_t longest(const std::vector<std::string> &labels) {
-  size_t n = 0;
-  for (const std::string &l : labels)
-    n = std::max(n, l.size());
-  return n;
-}
-
-/// A grouped bar chart: one cluster per category, one bar per series,
-/// values in [0, maxValue].
-void barChart(llvm::raw_ostream &os, llvm::StringRef title,
-              const std::vector<std::string> &categories,
-              const std::vector<std::string> &series,
-              const std::vector<std::vector<double>> &values, double maxValue,
-              bool percent) {
-  const double h = 260, left = 50, bottom = 60, top = 30;
-  double plotW = 440, plotH = h - top - bottom;
-  // Wide enough for the longest legend label (about 7px a character).
-  double w = left + plotW + 24 + 7 * longest(series) + 10;
-  os << formatv("<figure><svg xmlns='http://www.w3.org/2000/svg' "
-                "width='{0}' height='{1}' role='img'>",
-                w, h);
-  os << formatv("<text x='{0}' y='18' font-size='14'>{1}</text>", left,
-                escape(title));
-  os << formatv("<line x1='{0}' y1='{1}' x2='{0}' y2='{2}' stroke='#333'/>",
-                left, top, top + plotH);
-  os << formatv("<line x1='{0}' y1='{1}' x2='{2}' y2='{1}' stroke='#333'/>",
-                left, top + plotH, left + plotW);
-  for (int i = 0; i <= 4; ++i) {
-    double v = maxValue * i / 4, y = top + plotH - plotH * i / 4;
-    os << formatv("<text x='{0}' y='{1}' font-size='10' "
-                  "text-anchor='end'>{2}</text>",
-                  left - 4, y + 3,
-                  percent ? formatv("{0:f0}%", v * 100).str()
-                          : formatv("{0:f0}", v).str());
-  }
-  double clusterW = categories.empty() ? plotW : plotW / categories.size();
-  double barW = series.empty() ? 0 : clusterW * 0.8 / series.size();
-  for (size_t c = 0; c < categories.size(); ++c) {
-    double x0 = left + c * clusterW + clusterW * 0.1;
-    for (size_t s = 0; s < series.size(); ++s) {
-      double v = maxValue > 0 ? std::min(values[c][s] / maxValue, 1.0) : 0;
-      os << formatv("<rect x='{0:f1}' y='{1:f1}' width='{2:f1}' "
-                    "height='{3:f1}' fill='{4}'><title>{5} {6}: {7:f2}"
-                    "</title></rect>",
-                    x0 + s * barW, top + plotH - v * plotH, barW, v * plotH,
-                    palette[s % 8], escape(categories[c]), escape(series[s]),
-                    values[c][s]);
+  if (byModel.empty())
+    return;
+  std::vector<std::string> xs;
+  for (unsigned i = 1; i <= k; ++i)
+    xs.push_back(std::to_string(i));
+  // A model's value at k: the mean over its groups, each at min(k, its
+  // own turn limit).
+  auto mean = [&](const std::vector<const ProtocolGroup *> &gs,
+                  double (ProtocolGroup::*metric)(unsigned) const,
+                  unsigned at) {
+    double sum = 0;
+    for (const ProtocolGroup *g : gs)
+      sum += (g->*metric)(std::min(at, g->turnLimit));
+    return sum / gs.size();
+  };
+  std::vector<Line> rates, speedups;
+  std::vector<std::string> models;
+  std::vector<std::vector<double>> headline;
+  double most = 1;
+  unsigned c = 0;
+  for (auto &[model, gs] : byModel) {
+    Line correct{model + " correct", {}, c, false};
+    Line credited{model + " credited", {}, c, true};
+    Line best{model, {}, c, false};
+    for (unsigned i = 1; i <= k; ++i) {
+      correct.values.push_back(mean(gs, &ProtocolGroup::correctAt, i));
+      credited.values.push_back(mean(gs, &ProtocolGroup::creditedAt, i));
+      best.values.push_back(mean(gs, &ProtocolGroup::bestSpeedupAt, i));
+      most = std::max(most, best.values.back());
     }
-    os << formatv("<text x='{0:f1}' y='{1}' font-size='10' "
-                  "text-anchor='middle'>{2}</text>",
-                  left + (c + 0.5) * clusterW, top + plotH + 14,
-                  escape(categories[c]));
+    models.push_back(model);
+    headline.push_back({correct.values.back(), credited.values.back()});
+    rates.push_back(std::move(correct));
+    rates.push_back(std::move(credited));
+    speedups.push_back(std::move(best));
+    ++c;
   }
-  for (size_t s = 0; s < series.size(); ++s)
-    os << formatv("<rect x='{0}' y='{1}' width='10' height='10' fill='{2}'/>"
-                  "<text x='{3}' y='{4}' font-size='11'>{5}</text>",
-                  left + plotW + 10, top + s * 16, palette[s % 8],
-                  left + plotW + 24, top + s * 16 + 9, escape(series[s]));
-  os << "</svg></figure>\n";
-}
-
-/// fast_p over p, one line per series.
-void fastPChart(llvm::raw_ostream &os,
-                const std::vector<std::pair<std::string,
-                                            std::vector<double>>> &lines) {
-  const double h = 260, left = 50, bottom = 40, top = 30;
-  double plotW = 440, plotH = h - top - bottom;
-  std::vector<std::string> names;
-  for (const auto &line : lines)
-    names.push_back(line.first);
-  double w = left + plotW + 10 + 7 * longest(names) + 10;
-  double maxP = fastPThresholds.back();
-  os << formatv("<figure><svg xmlns='http://www.w3.org/2000/svg' "
-                "width='{0}' height='{1}' role='img'>",
-                w, h);
-  os << formatv("<text x='{0}' y='18' font-size='14'>fast_p over p "
-                "(dev workloads)</text>",
-                left);
-  os << formatv("<line x1='{0}' y1='{1}' x2='{0}' y2='{2}' stroke='#333'/>"
-                "<line x1='{0}' y1='{2}' x2='{3}' y2='{2}' stroke='#333'/>",
-                left, top, top + plotH, left + plotW);
-  for (double p : fastPThresholds)
-    os << formatv("<text x='{0:f1}' y='{1}' font-size='10' "
-                  "text-anchor='middle'>{2}</text>",
-                  left + plotW * p / maxP, top + plotH + 14, p);
-  for (int i = 0; i <= 4; ++i)
-    os << formatv("<text x='{0}' y='{1:f1}' font-size='10' "
-                  "text-anchor='end'>{2}%</text>",
-                  left - 4, top + plotH - plotH * i / 4 + 3, i * 25);
-  for (size_t l = 0; l < lines.size(); ++l) {
-    std::string points;
-    for (size_t i = 0; i < fastPThresholds.size(); ++i)
-      points += formatv("{0:f1},{1:f1} ",
-                        left + plotW * fastPThresholds[i] / maxP,
-                        top + plotH - plotH * lines[l].second[i])
-                    .str();
-    os << formatv("<polyline points='{0}' fill='none' stroke='{1}' "
-                  "stroke-width='2'/>",
-                  points, palette[l % 8]);
-    os << formatv("<text x='{0}' y='{1}' font-size='11' fill='{2}'>{3}"
-                  "</text>",
-                  left + plotW + 10, top + l * 16 + 9, palette[l % 8],
-                  escape(lines[l].first));
+  lineChart(os,
+            "correct@k (solid) and credited@k (dashed) over the turn "
+            "limit k, per model",
+            "turn limit k", xs, rates, 1.0, true);
+  lineChart(os, "best speedup@k over the library, per model", "turn limit k",
+            xs, speedups, std::ceil(most), false);
+  barChart(os, "Per model at its turn limit: correct@k and credited@k", models,
+           {"correct@k", "credited@k"}, headline, 1.0, true);
+  if (tokens.empty())
+    return;
+  std::vector<std::string> series;
+  std::vector<Point> points;
+  bool reasoning = false;
+  for (const TokenPoint &t : tokens) {
+    auto it = llvm::find(series, t.model);
+    if (it == series.end())
+      it = series.insert(series.end(), t.model);
+    points.push_back({t.tokens, t.speedup, unsigned(it - series.begin())});
+    reasoning |= t.reasoning;
   }
-  os << "</svg></figure>\n";
+  scatterChart(os, "The turn's speedup against its reasoning tokens",
+               reasoning ? "reasoning tokens (output tokens for a model that "
+                           "reports none)"
+                         : "output tokens (no model reported reasoning)",
+               "speedup (0: not correct)", series, points);
 }
 
 } // namespace
 
 void ptxbench::eval::printHTML(const std::vector<GroupStats> &groups,
                                const std::vector<Table> &tables,
-                               llvm::raw_ostream &os) {
+                               llvm::raw_ostream &os,
+                               const HTMLExtras &extras) {
   os << "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
         "<title>ptxbench report</title><style>"
         "body{font-family:sans-serif;margin:2em;color:#222}"
@@ -155,30 +135,60 @@ void ptxbench::eval::printHTML(const std::vector<GroupStats> &groups,
         "th,td{border:1px solid #bbb;padding:3px 8px;font-size:13px}"
         "th{background:#eee}td{text-align:right}"
         "td:nth-child(-n+4){text-align:left}figure{margin:1em 0}"
+        ".banner{background:#fff3cd;border:1px solid #e0b400;padding:8px 12px;"
+        "max-width:60em}"
         "</style></head><body>\n<h1>ptxbench report</h1>\n";
+  if (!extras.banner.empty())
+    os << "<p class='banner'><strong>Not measured on a GPU.</strong> "
+       << escape(extras.banner) << "</p>\n";
+  size_t leading = std::min(extras.leadingTables, tables.size());
+  for (size_t i = 0; i < leading; ++i)
+    printTable(tables[i], os);
+  if (extras.protocol)
+    protocolCharts(*extras.protocol,
+                   extras.tokens ? *extras.tokens : std::vector<TokenPoint>(),
+                   os);
 
-  // fast_p curves, for groups with runs.
-  std::vector<std::pair<std::string, std::vector<double>>> curves;
+  // fast_p curves, for groups with runs; a model's groups share a colour.
+  std::vector<Line> curves;
+  std::vector<std::string> curveModels;
+  std::map<unsigned, unsigned> perModel;
   for (const GroupStats &g : groups) {
     auto it = g.splits.find("dev");
     if (it == g.splits.end() || !it->second.runs)
       continue;
-    std::vector<double> ys;
+    Line line{g.model + "/" + g.context + "/" + g.task, {}, 0, false};
+    auto m = llvm::find(curveModels, g.model);
+    line.colour = m - curveModels.begin();
+    if (m == curveModels.end())
+      curveModels.push_back(g.model);
+    // A model's groups in its colour, solid and dashed in turn.
+    line.dashed = perModel[line.colour]++ % 2 == 1;
     for (unsigned fast : it->second.fast)
-      ys.push_back(double(fast) / it->second.runs);
-    curves.push_back({g.model + "/" + g.context + "/" + g.task, ys});
+      line.values.push_back(double(fast) / it->second.runs);
+    curves.push_back(std::move(line));
   }
-  if (!curves.empty())
-    fastPChart(os, curves);
+  if (!curves.empty()) {
+    std::vector<std::string> ps;
+    for (double p : fastPThresholds)
+      ps.push_back(formatv("{0}", p).str());
+    lineChart(os, "fast_p over p (dev workloads)", "p", ps, curves, 1.0, true);
+  }
 
-  // Feature use by context level: pooled over models and tasks; the run's
-  // verdict where a run measured it, else the static one.
+  // Feature use by context level, one cluster per model and context when
+  // there are several models, pooled over tasks; the run's verdict where a
+  // run measured it, else the static one.
+  std::set<std::string> modelNames;
+  for (const GroupStats &g : groups)
+    modelNames.insert(g.model);
   std::map<std::string, std::map<std::string, std::pair<unsigned, unsigned>>>
       byContext;
   std::set<std::string> families;
   for (const GroupStats &g : groups)
     for (auto &[family, used] : g.used) {
-      auto &cell = byContext[g.context][family];
+      std::string cluster =
+          modelNames.size() > 1 ? g.model + " / " + g.context : g.context;
+      auto &cell = byContext[cluster][family];
       if (const ExecutedStats *e = executedStats(g, family)) {
         cell.first += e->used;
         cell.second += e->measured;
@@ -189,8 +199,7 @@ void ptxbench::eval::printHTML(const std::vector<GroupStats> &groups,
       families.insert(family);
     }
   if (!byContext.empty()) {
-    std::vector<std::string> contexts, series(families.begin(),
-                                              families.end());
+    std::vector<std::string> contexts, series(families.begin(), families.end());
     std::vector<std::vector<double>> values;
     for (auto &[context, perFamily] : byContext) {
       contexts.push_back(context);
@@ -203,8 +212,11 @@ void ptxbench::eval::printHTML(const std::vector<GroupStats> &groups,
       }
       values.push_back(row);
     }
-    barChart(os, "Requested-feature use by context level", contexts, series,
-             values, 1.0, true);
+    barChart(os,
+             modelNames.size() > 1
+                 ? "Requested-feature use by context level, per model"
+                 : "Requested-feature use by context level",
+             contexts, series, values, 1.0, true);
   }
 
   // Fallback kinds per task.
@@ -228,27 +240,11 @@ void ptxbench::eval::printHTML(const std::vector<GroupStats> &groups,
         row.push_back(perKind.count(k) ? perKind.at(k) : 0);
       values.push_back(row);
     }
-    barChart(os, "Fallback kinds per task (samples)", taskNames, series,
-             values, most, false);
+    barChart(os, "Fallback kinds per task (samples)", taskNames, series, values,
+             most, false);
   }
 
-  for (const Table &t : tables) {
-    os << "<h2>" << escape(t.title) << "</h2>\n";
-    if (t.rows.empty()) {
-      os << "<p>(none)</p>\n";
-      continue;
-    }
-    os << "<table><tr>";
-    for (const std::string &h : t.header)
-      os << "<th>" << escape(h) << "</th>";
-    os << "</tr>\n";
-    for (const auto &row : t.rows) {
-      os << "<tr>";
-      for (const std::string &c : row)
-        os << "<td>" << escape(c) << "</td>";
-      os << "</tr>\n";
-    }
-    os << "</table>\n";
-  }
+  for (size_t i = leading; i < tables.size(); ++i)
+    printTable(tables[i], os);
   os << "</body></html>\n";
 }

@@ -272,8 +272,11 @@ Table ptxbench::eval::flatTable(const std::vector<GroupStats> &groups) {
 }
 
 void ptxbench::eval::printMarkdown(const std::vector<Table> &tables,
-                                   llvm::raw_ostream &os) {
+                                   llvm::raw_ostream &os,
+                                   llvm::StringRef banner) {
   os << "# ptxbench report\n";
+  if (!banner.empty())
+    os << "\n> **Not measured on a GPU.** " << banner << "\n";
   for (const Table &t : tables) {
     os << "\n## " << t.title << "\n\n";
     if (t.rows.empty()) {

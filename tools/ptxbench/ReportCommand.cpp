@@ -12,6 +12,7 @@
 #include "Commands.h"
 
 #include "ptxbench/Eval/Compare.h"
+#include "ptxbench/Eval/ProtocolMetrics.h"
 #include "ptxbench/Eval/ReportTables.h"
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/SampleView.h"
@@ -158,7 +159,16 @@ int runReport() {
     out->keep();
     return 0;
   }
-  std::vector<eval::Table> tables = eval::reportTables(groups);
+  // The paper's protocol leads: one row per model, then per model, context
+  // and task at the turn limit.
+  std::vector<eval::ProtocolGroup> protocol = eval::protocolGroups(*records);
+  std::vector<eval::TokenPoint> tokens = eval::tokenPoints(*records);
+  std::string banner = eval::noGpuBanner(*records);
+  std::vector<eval::Table> tables = {
+      eval::modelSummaryTable(protocol, eval::modelUsage(*records)),
+      eval::protocolTable(protocol)};
+  for (eval::Table &t : eval::reportTables(groups))
+    tables.push_back(std::move(t));
   tables.push_back(eval::environmentTable(*records));
   // Multi-turn samples: the rates after each turn, and pass@k.
   if (llvm::any_of(*records,
@@ -167,14 +177,23 @@ int runReport() {
   tables.push_back(eval::passAtKTable(*records));
   switch (format) {
   case Format::Markdown:
-    eval::printMarkdown(tables, out->os());
+    eval::printMarkdown(tables, out->os(), banner);
     break;
-  case Format::CSV:
-    eval::printCSV(eval::flatTable(groups), out->os());
+  case Format::CSV: {
+    eval::Table flat = eval::flatTable(groups);
+    eval::addProtocolColumns(flat, protocol);
+    eval::printCSV(flat, out->os());
     break;
-  case Format::HTML:
-    eval::printHTML(groups, tables, out->os());
+  }
+  case Format::HTML: {
+    eval::HTMLExtras extras;
+    extras.banner = banner;
+    extras.leadingTables = 1;
+    extras.protocol = &protocol;
+    extras.tokens = &tokens;
+    eval::printHTML(groups, tables, out->os(), extras);
     break;
+  }
   }
   out->keep();
   return 0;

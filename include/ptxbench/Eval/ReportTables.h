@@ -33,12 +33,31 @@ Table environmentTable(const std::vector<SampleRecord> &records);
 /// Every number of a group on one row.
 Table flatTable(const std::vector<GroupStats> &groups);
 
-void printMarkdown(const std::vector<Table> &tables, llvm::raw_ostream &os);
+/// The tables under a `# ptxbench report` heading, after `banner` (a note
+/// that nothing was measured on a GPU) when there is one.
+void printMarkdown(const std::vector<Table> &tables, llvm::raw_ostream &os,
+                   llvm::StringRef banner = "");
 void printCSV(const Table &table, llvm::raw_ostream &os);
-/// A page with the tables and SVG plots: fast_p over p, feature use by
-/// context level, fallback kinds per task. No external resources.
+
+struct ProtocolGroup;
+struct TokenPoint;
+/// What the page shows beyond the tables.
+struct HTMLExtras {
+  /// A banner at the top (noGpuBanner()); empty: none.
+  std::string banner;
+  /// The first tables, printed above the charts (the one row per model).
+  size_t leadingTables = 0;
+  /// The protocol's groups and the turns' token points, for the charts
+  /// that separate models; null: no such charts.
+  const std::vector<ProtocolGroup> *protocol = nullptr;
+  const std::vector<TokenPoint> *tokens = nullptr;
+};
+/// A page with the tables and SVG plots: the protocol's per-model charts
+/// (with `extras`), fast_p over p, feature use by context level (per model
+/// when there are several), fallback kinds per task. No external resources.
 void printHTML(const std::vector<GroupStats> &groups,
-               const std::vector<Table> &tables, llvm::raw_ostream &os);
+               const std::vector<Table> &tables, llvm::raw_ostream &os,
+               const HTMLExtras &extras = {});
 
 } // namespace ptxbench::eval
 
