@@ -40,13 +40,14 @@ import cluster as slurm  # noqa: E402
 TERMINAL = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
             "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE"}
 # Every column of the store must be the same in the merged store and the
-# single-process one, byte for byte, but: id, timings, recorded_at, and
+# single-process one, byte for byte, but: id, timings (latency_s is how long
+# the answer took to come), recorded_at, and
 # reused_from: code with the same canonical hash shares one GPU run per
 # process, so which copy ran, and which copies name it, depends on the shard.
 # Every copy is analyzed itself, so even their reports must be equal.
 KEY = ("model", "context", "task", "sample_id", "turn")
-NOT_COMPARED = ("id", "static_seconds", "run_seconds", "recorded_at",
-                "reused_from")
+NOT_COMPARED = ("id", "static_seconds", "run_seconds", "latency_s",
+                "recorded_at", "reused_from")
 
 
 class Failure(Exception):
