@@ -9,6 +9,7 @@
 #include "ptxbench/Eval/ModuleKernels.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace ptxbench;
 using llvm::StringRef;
@@ -28,9 +29,12 @@ static uint64_t paramBytes(ptx::ParamAttr param) {
     }
   }
   for (int64_t dim : param.getDims().asArrayRef()) {
+    bool overflow = false;
     if (dim <= 0)
       return 0;
-    width *= uint64_t(dim);
+    width = llvm::SaturatingMultiply(width, uint64_t(dim), &overflow);
+    if (overflow) // no kernel takes that much: not known
+      return 0;
   }
   return width;
 }

@@ -337,13 +337,13 @@ LogicalResult Importer::parseVarDecl() {
 LogicalResult Importer::parseLoc() {
   Token start = tok;
   advance();
-  FailureOr<int64_t> file = parseInteger("a file index after .loc");
+  FailureOr<int64_t> file = parseInteger("a file index after .loc", 0, kMaxI32);
   if (failed(file))
     return failure();
-  FailureOr<int64_t> line = parseInteger("a line number");
+  FailureOr<int64_t> line = parseInteger("a line number", 0, kMaxI32);
   if (failed(line))
     return failure();
-  FailureOr<int64_t> column = parseInteger("a column number");
+  FailureOr<int64_t> column = parseInteger("a column number", 0, kMaxI32);
   if (failed(column))
     return failure();
   // The rest of the line (`, function_name ..., inlined_at ...`) verbatim.

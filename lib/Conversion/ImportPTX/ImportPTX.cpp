@@ -40,25 +40,26 @@ bool hasLineInfo(StringRef buffer) {
 /// it. A line scan, before parsing; the parser checks the directives
 /// properly when it reaches them.
 void Importer::prescanFiles(StringRef buffer) {
-  for (size_t pos = buffer.find(".file"); pos != StringRef::npos;
-       pos = buffer.find(".file", pos + 5)) {
-    StringRef line = buffer.drop_front(pos + 5);
-    line = line.take_until([](char c) { return c == '\n'; });
+  // Line by line: the scan stays linear however many `.file`s one line has.
+  for (StringRef rest = buffer; !rest.empty();) {
+    auto [line, tail] = rest.split('\n');
+    rest = tail;
     // `.file` must start its line (after blanks) and be followed by a blank.
-    StringRef before = buffer.take_front(pos);
-    StringRef indent = before.drop_front(before.rfind('\n') + 1);
-    if (!indent.ltrim(" \t").empty() || line.empty() ||
+    line = line.ltrim(" \t");
+    if (!line.consume_front(".file") || line.empty() ||
         (line[0] != ' ' && line[0] != '\t'))
       continue;
     unsigned index = 0;
-    StringRef rest = line.ltrim(" \t");
-    if (rest.consumeInteger(10, index))
+    line = line.ltrim(" \t");
+    // The parser refuses an index past the attribute's range when it gets
+    // there; it is no key here (~0u is DenseMap's empty key).
+    if (line.consumeInteger(10, index) || index > kMaxI32)
       continue;
-    rest = rest.ltrim(" \t");
-    if (!rest.consume_front("\""))
+    line = line.ltrim(" \t");
+    if (!line.consume_front("\""))
       continue;
     files[index] =
-        builder.getStringAttr(rest.take_until([](char c) { return c == '"'; }));
+        builder.getStringAttr(line.take_until([](char c) { return c == '"'; }));
   }
 }
 
@@ -211,7 +212,7 @@ FailureOr<SmallVector<StringRef>> Importer::parsePragmaStrings() {
 LogicalResult Importer::parseFile() {
   Token start = tok;
   advance();
-  FailureOr<int64_t> index = parseInteger("a file index");
+  FailureOr<int64_t> index = parseInteger("a file index", 0, kMaxI32);
   if (failed(index))
     return failure();
   if (tok.kind != Token::String)
@@ -359,7 +360,7 @@ FailureOr<DenseI64ArrayAttr> Importer::parseDims() {
       dims.push_back(-1);
       continue;
     }
-    FailureOr<int64_t> dim = parseInteger("an array size");
+    FailureOr<int64_t> dim = parseInteger("an array size", 0);
     if (failed(dim) || failed(expect(']', "after the array size")))
       return failure();
     dims.push_back(*dim);

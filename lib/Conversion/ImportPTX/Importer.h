@@ -129,7 +129,14 @@ private:
   /// `+ constant` after an address base or a register: the offset and its
   /// text when that is not the plain `+N`.
   LogicalResult parseOffset(int64_t &offset, StringRef &text);
-  FailureOr<int64_t> parseInteger(StringRef what) {
+  /// An integer literal, with an optional '-'. Outside [min, max] it is an
+  /// error at its place: a value the dialect keeps in a narrower attribute,
+  /// or uses as a map key, must never wrap (a `.loc` file index of
+  /// 4294967295 was DenseMap's empty key).
+  FailureOr<int64_t> parseInteger(StringRef what,
+                                  int64_t min = INT64_MIN,
+                                  int64_t max = INT64_MAX) {
+    Token start = tok;
     bool negative = consumeIf('-');
     int64_t value = 0;
     StringRef text = tok.text;
@@ -139,8 +146,17 @@ private:
       return failure();
     }
     advance();
-    return negative ? -value : value;
+    if (negative)
+      value = -value;
+    if (value < min || value > max) {
+      error(start, what + " must be between " + Twine(min) + " and " +
+                       Twine(max) + ", not " + Twine(value));
+      return failure();
+    }
+    return value;
   }
+  /// The largest value of the 32-bit attributes `.loc` and `.file` keep.
+  static constexpr int64_t kMaxI32 = INT32_MAX;
 
   //===--------------------------------------------------------------------===//
   // Module level
