@@ -2,9 +2,9 @@
 //
 // A server's reply as `ptxbench generate` reads it (readOutcome), on
 // arbitrary bytes, three ways: a whole 2xx body (WireFormat::parse and the
-// error object in a 2xx body), an error status (the error body's message),
-// and a streamed body fed through the SSE parser in chunks (feedStream, the
-// stream reader, finish). Built twice: PTXBENCH_FUZZ_ANTHROPIC selects
+// error object in a 2xx body), a 3xx, 4xx or 5xx status (the error body's
+// message, Location and Retry-After), and a streamed body fed through the
+// SSE parser in chunks (feedStream, the stream reader, finish). Built twice: PTXBENCH_FUZZ_ANTHROPIC selects
 // Anthropic Messages, else OpenAI Chat Completions. Checked besides
 // crashes: everything read from the reply that is written to files and
 // terminals (the answer, ids, the finish reason, notes and error messages)
@@ -63,9 +63,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   whole.body = text.str();
   checkOutcome(readOutcome(*wire, whole, nullptr));
 
+  // A refusal or a redirect, whose headers come from the input too.
   HttpResult refused;
-  refused.status = 400 + long(size % 200);
+  refused.status = 300 + long(size % 300);
   refused.body = text.str();
+  std::string firstLine = text.take_until([](char c) { return c == '\n'; })
+                              .take_front(200)
+                              .str();
+  refused.headers = {{"location", firstLine}, {"retry-after", firstLine}};
   checkOutcome(readOutcome(*wire, refused, nullptr));
 
   // Chunk sizes vary with the input, so lines and events are cut anywhere.

@@ -35,6 +35,18 @@ std::string ptxbench::client::repairUTF8(StringRef text, std::string *note) {
   return llvm::json::fixUTF8(text);
 }
 
+/// At most `bytes` bytes of `text` for a message: invalid UTF-8 replaced
+/// (a server's body or header is anything), and not cut inside a
+/// character.
+static std::string textPrefix(StringRef text, size_t bytes) {
+  std::string valid = ptxbench::client::repairUTF8(text);
+  size_t cut = std::min(bytes, valid.size());
+  while (cut < valid.size() && (uint8_t(valid[cut]) & 0xC0) == 0x80)
+    --cut;
+  valid.resize(cut);
+  return valid;
+}
+
 bool StreamReader::onEvent(const SseEvent &event) {
   if (failed)
     return false;
@@ -109,7 +121,7 @@ std::string WireFormat::errorMessage(StringRef body) const {
   } else {
     llvm::consumeError(value.takeError());
   }
-  return StringRef(body).trim().take_front(500).str();
+  return textPrefix(body.trim(), 500);
 }
 
 std::optional<double> ptxbench::client::parseRetryAfter(StringRef value) {
@@ -217,7 +229,9 @@ Outcome ptxbench::client::readOutcome(const WireFormat &wire,
           llvm::formatv("HTTP {0}: the server redirects to {1}; redirects "
                         "are not followed: set base_url in the models file "
                         "to the address it should be",
-                        s, to && !to->empty() ? *to : "(no Location)")
+                        s,
+                        to && !to->empty() ? textPrefix(*to, 500)
+                                           : "(no Location)")
               .str();
       return error;
     }

@@ -8,7 +8,9 @@ the connection once. The hostile scenarios never end on their own: "endless"
 (content without end), "drip" (a content event or byte every 0.3 s),
 "keepalive" (SSE comments and pings, or whitespace, only), "bomb" (a 1 MB
 gzip body that expands to 1 GiB); "error200", "badutf8", "redirect" and
-"liar" (usage that cannot be the answer) answer at once; "echoforms" and
+"liar" (usage that cannot be the answer) answer at once, and so do
+"badutf8error" and "badlocation" (an error body and a Location that are
+not UTF-8); "echoforms" and
 "keyanswer" put the key's parts and encodings in an error and an answer.
 Every request
 is logged as one JSON line (path, scenario, attempt, stream, whether the
@@ -239,6 +241,18 @@ class Handler(BaseHTTPRequestHandler):
             return error(429, "rate limited", "rate_limit_error")
         if scenario == "500" and attempt <= 2:
             return error(500, "internal error")
+        if scenario == "badutf8error":
+            # An error body that is not UTF-8 and whose 500th byte is inside
+            # a character (the message keeps the first 500 bytes).
+            return self.send(400, b"\xfa" + ("\u00e9" * 300).encode())
+        if scenario == "badlocation":
+            # A redirect to an address that is not UTF-8 (http.server sends
+            # header text as Latin-1, byte for byte).
+            self.send_response(302)
+            self.send_header("Location", "https://api.example.com/\xfa\xfb")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if scenario == "400":
             return error(400, "prompt is too long: 250000 tokens > 200000 maximum", "invalid_request_error")
         if scenario == "echo":
