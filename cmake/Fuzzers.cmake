@@ -20,7 +20,10 @@ macro(ptxbench_instrument_for_fuzzing)
                       -gline-tables-only -UNDEBUG
                       # LLVM_DEFINITIONS defines _GLIBCXX_USE_CXX11_ABI
                       # again; clang says so for every file.
-                      -Wno-macro-redefined)
+                      -Wno-macro-redefined
+                      # What clang sees dangle (a range-for over a member
+                      # of a temporary) is a use after scope ASan may miss.
+                      -Werror=dangling -Werror=dangling-gsl)
   add_link_options(-fsanitize=address,undefined)
 endmacro()
 

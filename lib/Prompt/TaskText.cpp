@@ -334,9 +334,12 @@ std::string prompt::renderFeaturesSection(const Task &task, StringRef arch) {
   std::vector<std::string> quoted;
   for (const std::string &f : it->second) {
     // Alternatives: "`bulk_copy` or `tma`" (the task loader checked them).
+    // Held here: a range-for over `*familiesOfRequirement(f)` iterates an
+    // optional destroyed before the loop starts.
+    std::optional<SmallVector<ptxbench::isa::Family, 2>> families =
+        ptxbench::isa::familiesOfRequirement(f);
     std::vector<std::string> each;
-    for (ptxbench::isa::Family family :
-         *ptxbench::isa::familiesOfRequirement(f))
+    for (ptxbench::isa::Family family : *families)
       each.push_back("`" + ptxbench::isa::familyName(family).str() + "`");
     quoted.push_back(join(each, " or "));
   }
