@@ -34,7 +34,8 @@ START=$(date +%s)
 WORK=$(mktemp -d)
 mkdir -p "$OUT" "$WORK/runs"
 export LD_LIBRARY_PATH="$(python3 utils/cuda-lib-path.py 2>/dev/null || echo "${LD_LIBRARY_PATH:-}")"
-pack() { tar -czf "$OUT/throughput.tar.gz" -C "$WORK" . 2>/dev/null; }
+# The harness caches (references of every input set) stay behind.
+pack() { tar -czf "$OUT/throughput.tar.gz" -C "$WORK" --exclude='./cache-*' . 2>/dev/null; }
 in_time() { [ $(( $(date +%s) - START )) -lt "$DEADLINE_S" ]; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
@@ -76,6 +77,7 @@ for w in r.get("workloads", []):
 text = "; ".join(f"{k} {v:.0f}" for k, v in phases.items())
 print(f"{task}\t{way}\t{wall}\t{r.get('status', '?')}\t{text}")
 PY
+    tail -1 "$WORK/experts.tsv"
     pack
   done
 done
@@ -110,6 +112,7 @@ for config in noreuse default; do
     --shapes dev --gpus all --jobs 4 "${flags[@]}" > "$WORK/sweep-$config.txt" 2>&1
   wall=$(( $(now_ms) - t0 ))
   python3 -c "import sys; n, ms = $n, $wall; print(f'$config\t{n}\t{ms/1000:.1f}\t{3600*n/(ms/1000):.0f}\t' + ' | '.join(open('$WORK/sweep-$config.txt').read().split(chr(10))[-4:]))" >> "$WORK/sweep.tsv"
+  tail -1 "$WORK/sweep.tsv"
   pack
 done
 cat "$WORK/gpu.txt" "$WORK/experts.tsv" "$WORK/sweep.tsv"
