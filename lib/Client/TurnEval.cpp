@@ -14,14 +14,18 @@
 
 #include "ptxbench/Eval/Summary.h"
 #include "ptxbench/Prompt/Feedback.h"
+#include "ptxbench/Support/HostPaths.h"
+
+#include "llvm/Support/Path.h"
 
 using namespace ptxbench;
 using namespace ptxbench::client;
 using llvm::StringRef;
 using llvm::json::Object;
 
-std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
-                                           double targetSpeedup) {
+/// The feedback before its last pass.
+static std::string feedbackText(const eval::SampleRecord &rec,
+                                double targetSpeedup) {
   const std::string &task = rec.key.task;
   std::optional<llvm::json::Value> analysis =
       eval::parseStoredJson(rec.staticJson);
@@ -72,6 +76,18 @@ std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
     return prompt::renderFeedback(
         result, rec.analyzed() && analysis ? &*analysis : nullptr);
   }
+}
+
+std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
+                                          double targetSpeedup) {
+  // The next request carries this text to the provider: no folder of this
+  // host (the store's fields are without them already; this is the last
+  // pass, HostPaths.h).
+  HostPaths paths = HostPaths::standard();
+  if (StringRef folder = llvm::sys::path::parent_path(rec.solutionPath);
+      !folder.empty())
+    paths.addFolder(folder);
+  return paths(feedbackText(rec, targetSpeedup));
 }
 
 TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,

@@ -12,6 +12,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,6 +36,19 @@ struct TempFile {
   ~TempFile() {
     if (!path.empty())
       fs::remove(path);
+  }
+};
+
+/// A temporary folder removed, with what it holds, on scope exit.
+struct TempFolder {
+  llvm::SmallString<128> path;
+  TempFolder() {
+    if (fs::createUniqueDirectory("ptxbench-eval", path))
+      path.clear();
+  }
+  ~TempFolder() {
+    if (!path.empty())
+      fs::remove_directories(path);
   }
 };
 
@@ -100,17 +114,22 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
                             .count();
   };
   // The solution as a file with its language's extension (an extracted
-  // response has none of its own).
-  TempFile source(record.language == "cu" ? ".cu" : ".ptx");
+  // response has none of its own), under the name it goes by in messages,
+  // in a folder of its own.
+  TempFolder copy;
   std::string solution = record.solutionPath;
   if (!StringRef(solution).ends_with(".cu") &&
       !StringRef(solution).ends_with(".ptx")) {
+    if (copy.path.empty())
+      return finish("HARNESS_ERROR", "cannot create a temporary folder");
+    llvm::SmallString<128> path(copy.path);
+    llvm::sys::path::append(path, record.sourceName());
     std::error_code ec;
-    llvm::raw_fd_ostream os(source.path, ec);
-    if (source.path.empty() || ec)
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
       return finish("HARNESS_ERROR", "cannot write a temporary solution file");
     os << record.code;
-    solution = std::string(source.path);
+    solution = std::string(path);
   }
   TempFile json(".json"), log(".log"), compiled(".ptx");
   if (json.path.empty() || log.path.empty() || compiled.path.empty())
@@ -172,10 +191,9 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
   if (!status)
     return finish("HARNESS_ERROR",
                   "ptxbench run wrote a result without a status");
-  // The result names the file the code came from, not the temporary copy.
+  // The result names the code's file without a folder, neither the
+  // sample's nor the temporary copy's.
   record.runJson =
-      solution == record.solutionPath
-          ? StringRef(text).trim().str()
-          : renameInJson(StringRef(text).trim(), solution, record.sourceName());
+      renameInJson(StringRef(text).trim(), solution, record.sourceName());
   finish(*status, "");
 }

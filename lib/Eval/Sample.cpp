@@ -8,6 +8,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 using namespace ptxbench::eval;
 
@@ -33,11 +34,9 @@ bool SampleKey::parse(llvm::StringRef text, SampleKey &key) {
 
 std::string SampleRecord::sourceName() const {
   llvm::StringRef path = solutionPath;
-  if (path.empty())
-    return key.str();
-  if (path.ends_with(".md"))
-    return (path.drop_back(3) + "." + language).str();
-  return path.str();
+  if (path.empty() || path.ends_with(".md"))
+    return language.empty() ? "solution" : "solution." + language;
+  return llvm::sys::path::filename(path).str();
 }
 
 /// `text` as it appears inside a JSON string.

@@ -104,7 +104,8 @@ bool ptxbench::eval::loadSolution(const SampleInput &input,
     auto buffer = llvm::MemoryBuffer::getFile(input.solutionPath);
     if (!buffer) {
       record.status = status::NoSolution;
-      record.error = "cannot read '" + input.solutionPath +
+      record.error = "cannot read '" +
+                     llvm::sys::path::filename(input.solutionPath).str() +
                      "': " + buffer.getError().message();
       return false;
     }
@@ -116,8 +117,8 @@ bool ptxbench::eval::loadSolution(const SampleInput &input,
   }
   if (input.responsePath.empty()) {
     record.status = status::NoSolution;
-    record.error = "'" + input.dir +
-                   "' holds no solution.cu, solution.ptx or response.md";
+    record.error = "the sample's folder holds no solution.cu, solution.ptx "
+                   "or response.md";
     if (std::string why = generationError(input.generationPath); !why.empty())
       record.error += ": the request for it failed: " + why;
     return false;
@@ -125,14 +126,16 @@ bool ptxbench::eval::loadSolution(const SampleInput &input,
   auto buffer = llvm::MemoryBuffer::getFile(input.responsePath);
   if (!buffer) {
     record.status = status::NoSolution;
-    record.error = "cannot read '" + input.responsePath +
+    record.error = "cannot read '" +
+                   llvm::sys::path::filename(input.responsePath).str() +
                    "': " + buffer.getError().message();
     return false;
   }
   auto code = prompt::extractCode((*buffer)->getBuffer());
   if (!code) {
     record.status = status::ExtractError;
-    record.error = input.responsePath + ": " + toString(code.takeError());
+    record.error = llvm::sys::path::filename(input.responsePath).str() + ": " +
+                   toString(code.takeError());
     return false;
   }
   record.solutionPath = input.responsePath;
@@ -151,9 +154,13 @@ bool StaticEvaluator::prepare(SampleRecord &record,
   if (record.language == "cu") {
     toolchain::CompiledSource compiled = toolchain::compileCUDA(
         record.code, name, options.arch, options.compileLimits);
+    // Each message names its file (the submission or a toolkit header),
+    // never a folder of this host.
     llvm::json::Array messages;
     for (const toolchain::CompilerMessage &m : compiled.messages)
-      messages.push_back(llvm::json::Object{{"line", int64_t(m.line)},
+      messages.push_back(llvm::json::Object{{"file", m.file},
+                                            {"line", int64_t(m.line)},
+                                            {"column", int64_t(m.column)},
                                             {"error", m.error},
                                             {"text", m.text}});
     record.diagnosticsJson =
@@ -165,7 +172,7 @@ bool StaticEvaluator::prepare(SampleRecord &record,
         record.error += " (COMPILE_TIMEOUT)";
       for (const toolchain::CompilerMessage &m : compiled.messages)
         if (m.error) {
-          record.error += ": line " + std::to_string(m.line) + ": " + m.text;
+          record.error += ": " + m.location() + ": " + m.text;
           break;
         }
       if (compiled.messages.empty() && !compiled.log.empty())

@@ -21,6 +21,8 @@
 #include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Support/HostPaths.h"
+#include "ptxbench/Support/Sandbox.h"
 #include "ptxbench/Toolchain/Assembler.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
@@ -299,6 +301,12 @@ ptxbench::eval::runSweep(ResultsStore &store,
   SweepStats stats;
   auto sweepStart = Clock::now();
   std::atomic<unsigned> gpuRuns{0};
+  // The samples' children say nothing to the terminal: what the sandbox
+  // lacks on this kernel is said here, once.
+  auto sandbox = sandboxModeFromEnvironment();
+  if (!sandbox)
+    return sandbox.takeError();
+  noteSandboxFallbackOnce(*sandbox, llvm::errs());
   // What is recorded of these samples: looked up one by one for a few
   // (`generate` evaluates a turn at a time, and reading a large store whole
   // for each would cost time quadratic in its size), else read whole.
@@ -401,6 +409,18 @@ ptxbench::eval::runSweep(ResultsStore &store,
   analysisLimits.seconds = options.analysisTimeoutSeconds;
   analysisLimits.memoryMB = options.analysisMemoryMB;
 
+  // What the store keeps (and a model may be sent) names no folder of this
+  // host: the sample's, the tasks', the tool's, the toolkit's, the working
+  // folder, $HOME, temporary files. The writers name files relative to the
+  // submission themselves; this is the last pass.
+  HostPaths hostPaths = HostPaths::standard();
+  hostPaths.addFolder(options.tasksDir, "tasks");
+  if (StringRef toolDir = llvm::sys::path::parent_path(options.tool);
+      !toolDir.empty())
+    hostPaths.addFolder(toolDir);
+  for (const std::string &dir : toolchain::toolkitIncludeDirs())
+    hostPaths.addFolder(dir);
+
   auto evaluate = [&](const SampleInput &input) {
     auto start = Clock::now();
     SampleRecord record;
@@ -420,6 +440,12 @@ ptxbench::eval::runSweep(ResultsStore &store,
     staticOptions.compileLimits.seconds = options.compileTimeoutSeconds;
 
     auto commit = [&] {
+      HostPaths paths = hostPaths;
+      paths.addFolder(input.dir);
+      record.error = paths(record.error);
+      record.diagnosticsJson = paths.applyToJSON(record.diagnosticsJson);
+      record.staticJson = paths.applyToJSON(record.staticJson);
+      record.runJson = paths.applyToJSON(record.runJson);
       record.staticSeconds =
           std::chrono::duration<double>(Clock::now() - start).count() -
           record.runSeconds;

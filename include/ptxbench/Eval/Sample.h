@@ -101,9 +101,9 @@ struct SampleRecord {
   int64_t recordedAtMs = 0; // Unix time of the write
 
   bool analyzed() const { return status == status::Analyzed; }
-  /// The name the code goes by in messages: the solution file, or for code
-  /// extracted from a response.md the same path ending in `.cu`/`.ptx`;
-  /// the key when there is no file.
+  /// The name the code goes by in messages, and in everything that may
+  /// reach a model: the solution file's name, without its folder, or
+  /// `solution.cu`/`solution.ptx` for code extracted from a response.md.
   std::string sourceName() const;
   bool ran() const { return !runStatus.empty(); }
 };
