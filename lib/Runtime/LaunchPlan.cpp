@@ -441,6 +441,7 @@ Expected<LaunchPlan> ptxbench::runtime::parseLaunchPlan(StringRef source,
   // Every line is parsed, so one answer hears of every mistake at once.
   Error errors = Error::success();
   unsigned lineNo = 0;
+  size_t planBytes = 0;
   for (StringRef rest = source; !rest.empty() || lineNo == 0;) {
     auto [line, tail] = rest.split('\n');
     rest = tail;
@@ -455,6 +456,19 @@ Expected<LaunchPlan> ptxbench::runtime::parseLaunchPlan(StringRef source,
         if (!body.empty() && !isSpace(body[0]))
           continue; // e.g. @ptxbenchmark: not ours
         SourceLoc loc{fileName.str(), lineNo, col};
+        // Every term of an expression is a tree node a hundred times its
+        // text's size, and every mistake a message: bounded here.
+        planBytes += line.size();
+        if (planBytes > kMaxPlanBytes) {
+          errors = joinErrors(
+              std::move(errors),
+              makeError(loc.withCol(1),
+                        "the launch plan's lines hold more than " +
+                            Twine(kMaxPlanBytes) +
+                            " bytes; a plan is a few declarations (the "
+                            "lines from here on are not read)"));
+          break;
+        }
         if (Error err = parser.parseLine(body, loc))
           errors = joinErrors(std::move(errors), std::move(err));
       }

@@ -91,7 +91,12 @@ struct LaunchPlan {
   std::vector<WorkspaceDecl> workspaces;
 };
 
-/// Reads every `// @ptxbench` line of `source`. The error holds every
+/// The most bytes the `// @ptxbench` lines of one submission may hold (a
+/// real plan has a few hundred).
+constexpr size_t kMaxPlanBytes = size_t(64) << 10;
+
+/// Reads every `// @ptxbench` line of `source`, refusing the plan past
+/// kMaxPlanBytes. The error holds every
 /// mistake of the plan, one `file:line:col: error: ...` line each.
 llvm::Expected<LaunchPlan> parseLaunchPlan(llvm::StringRef source,
                                            llvm::StringRef fileName);
