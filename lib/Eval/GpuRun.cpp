@@ -150,7 +150,10 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
   args.push_back("--gpu-lock=" + ptxbench::runtime::gpuLockPath(options.gpu));
   if (options.seed) {
     args.push_back(llvm::formatv("--seed={0}", options.seed).str());
-    args.push_back("--cache-references");
+    // Kept references cost more to check and read than the GPU takes to
+    // compute them (docs/performance.md, "Harness throughput"); a kept
+    // baseline saves its whole phase.
+    args.push_back("--reuse-baseline");
   }
   // The static stage compiled it already: the run does not compile again.
   if (record.language == "cu" && !options.compiledPtx.empty()) {

@@ -355,6 +355,8 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
                             options.seed + i);
       if (options.cacheReferences)
         runner.referenceCacheKey = options.taskKey;
+      if (options.cacheReferences || options.reuseBaseline)
+        runner.baselineCacheKey = options.taskKey;
       runner.progress = [&] {
         emit(fd, json::Object{{"event", "progress"}, {"index", int64_t(i)}});
       };

@@ -288,15 +288,19 @@ template <typename T> bool take(StringRef &in, T &v) {
 }
 } // namespace
 
-std::string WorkloadRunner::referenceCacheName(unsigned s) const {
+std::string WorkloadRunner::cacheName(StringRef key, unsigned s) const {
   std::string params;
   for (const auto &[name, value] : wl.params)
     params += (name + "=" + Twine(value) + ";").str();
   return "reference-" +
-         cacheKey({referenceCacheKey, wl.name, params, std::to_string(seed),
+         cacheKey({key, wl.name, params, std::to_string(seed),
                    std::to_string(s), gpu.name, gpu.driverVersion,
                    std::to_string(CUDA_VERSION)}) +
          ".bin";
+}
+
+std::string WorkloadRunner::referenceCacheName(unsigned s) const {
+  return cacheName(referenceCacheKey, s);
 }
 
 void WorkloadRunner::storeCachedReference(unsigned s) {

@@ -142,12 +142,12 @@ MaybeFail WorkloadRunner::time(std::function<MaybeFail()> launch,
 constexpr std::chrono::minutes baselineReuse(10);
 
 void WorkloadRunner::runBaseline(WorkloadResult &result) {
-  // With the reference cache, a baseline timed recently on the same card,
-  // task, workload and seed is reused with its checks.
+  // A baseline timed recently on the same card, task, workload and seed is
+  // reused with its checks.
   std::string cached;
-  if (!referenceCacheKey.empty()) {
+  if (!baselineCacheKey.empty()) {
     cached = "baseline-" +
-             cacheKey({referenceCacheName(0), task.baseline,
+             cacheKey({cacheName(baselineCacheKey, 0), task.baseline,
                        gpu.haveLt && gpu.lt.cublasLtGetVersion
                            ? std::to_string(gpu.lt.cublasLtGetVersion())
                            : std::string()}) +

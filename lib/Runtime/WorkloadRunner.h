@@ -92,6 +92,9 @@ public:
   /// Keep and reuse the input sets' references under this key prefix (the
   /// task file's hash); empty: compute them every time.
   std::string referenceCacheKey;
+  /// Reuse a baseline timed recently under this key prefix (the same card,
+  /// task, workload and seed); empty: time it every time.
+  std::string baselineCacheKey;
   ~WorkloadRunner();
 
   /// Runs the checks, the timing, the counted run and the knockouts (when
@@ -143,6 +146,8 @@ private:
   MaybeFail generateInputs(unsigned trial, bool derive = true);
   /// The cache file of input set `s`'s derived inputs and references.
   std::string referenceCacheName(unsigned s) const;
+  /// The cache file name of input set `s` under `key`.
+  std::string cacheName(llvm::StringRef key, unsigned s) const;
   /// Fills set `s`'s derived inputs and the operator's reference outputs
   /// from the cache; false when there is no usable entry.
   bool loadCachedReference(unsigned s);

@@ -122,6 +122,12 @@ cl::opt<bool> runCacheReferences(
              "runs of the same task, workload and seed (a sweep's "
              "submissions)"),
     cl::sub(runCmd));
+cl::opt<bool> runReuseBaseline(
+    "reuse-baseline",
+    cl::desc("With --seed: reuse the library baseline's time and checks "
+             "kept by a run of the same task, workload and seed on this "
+             "card in the last ten minutes (a sweep's submissions)"),
+    cl::sub(runCmd));
 cl::opt<std::string> runTaskKey("task-key", cl::Hidden, cl::sub(runCmd));
 cl::opt<std::string> runGpuLock(
     "gpu-lock",
@@ -336,6 +342,7 @@ int runRun() {
     options.solutionPath = runSolution;
     options.seed = runSeed;
     options.cacheReferences = runCacheReferences && !runTaskKey.empty();
+    options.reuseBaseline = runReuseBaseline && !runTaskKey.empty();
     options.taskKey = runTaskKey;
     options.gpuLock = runGpuLock;
     options.first = runFirst;
@@ -537,12 +544,13 @@ int runRun() {
     options.argv.push_back("--gpu-lock=" + runGpuLock);
   // References are reused only for a seed the caller chose: a fresh seed
   // never repeats.
-  if (runCacheReferences && runSeed) {
+  if ((runCacheReferences || runReuseBaseline) && runSeed) {
     SmallString<256> taskFile(taskPath);
     if (sys::fs::is_directory(taskFile))
       sys::path::append(taskFile, "task.json");
     if (auto text = MemoryBuffer::getFile(taskFile)) {
-      options.argv.push_back("--cache-references");
+      options.argv.push_back(runCacheReferences ? "--cache-references"
+                                                : "--reuse-baseline");
       options.argv.push_back("--task-key=" +
                              cacheKey({(*text)->getBuffer()}));
     }

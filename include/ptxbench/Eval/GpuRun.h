@@ -32,8 +32,8 @@ struct GpuRunOptions {
   double timeoutSeconds = 60;
   double compileTimeoutSeconds = 60;
   /// The sweep's input seed (0: a fresh one per run). With one, every
-  /// sample of the sweep sees the same inputs and the harness reuses their
-  /// references (`run --cache-references`).
+  /// sample of the sweep sees the same inputs and the harness reuses a
+  /// recent baseline time of them (`run --reuse-baseline`).
   uint64_t seed = 0;
   /// The PTX the static stage compiled a .cu sample to (with the same
   /// NVRTC, arch and options as `run`): the run uses it instead of

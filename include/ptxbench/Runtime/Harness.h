@@ -48,6 +48,9 @@ struct WorkerOptions {
   /// the harness cache (HarnessCache.h) under a key of `taskKey` (the task
   /// file's hash), the workload, the seed and the set, and reuse them.
   bool cacheReferences = false;
+  /// With that seed: reuse a baseline time and its checks kept in the
+  /// cache within the last ten minutes (implied by cacheReferences).
+  bool reuseBaseline = false;
   /// A GPU lock file (GpuLock.h) to hold before touching the device, for
   /// runs that share a GPU; empty: none.
   std::string gpuLock;
