@@ -24,6 +24,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -141,10 +142,22 @@ ChildProcess::spawn(const ChildOptions &options) {
 
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
+  // A group's leader is tracked (for the signal handler) only once
+  // posix_spawn returns, and the child may already run: the forwarded
+  // signals wait, blocked, until it is tracked. The child starts with none
+  // blocked.
+  sigset_t forwarded, previousMask, none;
+  sigemptyset(&forwarded);
+  sigemptyset(&none);
   if (options.ownGroup) {
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setflags(&attributes,
+                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
     posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setsigmask(&attributes, &none);
     installHandlers();
+    for (int signal : forwardedSignals)
+      sigaddset(&forwarded, signal);
+    pthread_sigmask(SIG_BLOCK, &forwarded, &previousMask);
   }
   std::vector<std::string> envStore;
   std::vector<char *> envp;
@@ -159,11 +172,14 @@ ChildProcess::spawn(const ChildOptions &options) {
                        options.environment ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
+  if (options.ownGroup) {
+    if (rc == 0)
+      trackGroup(pid);
+    pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
+  }
   if (rc != 0)
     return llvm::createStringError("cannot start " + options.argv[0] + ": " +
                                    std::strerror(rc));
-  if (options.ownGroup)
-    trackGroup(pid);
   return ChildProcess(pid, options.ownGroup);
 }
 
