@@ -154,6 +154,15 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
     }
   };
 
+  // What the worker runs in, for the result; a sandbox it could not apply
+  // as required ends it here.
+  emit(fd, json::Object{{"event", "sandbox"}, {"sandbox", options.sandbox}});
+  if (!options.sandboxError.empty()) {
+    reportAll(Status::HarnessError,
+              "the GPU worker's sandbox: " + options.sandboxError);
+    return 0;
+  }
+
   // Another run on this GPU finishes its GPU part first; meanwhile the
   // watchdog hears from us.
   GpuLock gpuLock;

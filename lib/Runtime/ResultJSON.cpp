@@ -203,6 +203,14 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
     o["cuda_driver_version"] = run.cudaDriverVersion;
   if (run.cublasLtVersion)
     o["cublaslt_version"] = run.cublasLtVersion;
+  if (!run.compileSandbox.empty() || !run.workerSandbox.empty()) {
+    json::Object sandbox;
+    if (!run.compileSandbox.empty())
+      sandbox["compile"] = run.compileSandbox;
+    if (!run.workerSandbox.empty())
+      sandbox["worker"] = run.workerSandbox;
+    o["sandbox"] = std::move(sandbox);
+  }
   if (run.countsDisabled) {
     o["feature_counts"] = "disabled";
   } else if (auto summaries = familySummaries(run); !summaries.empty()) {
@@ -421,6 +429,10 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, RunResult &run) {
   run.driver = str("driver");
   run.cudaDriverVersion = o->getInteger("cuda_driver_version").value_or(0);
   run.cublasLtVersion = o->getInteger("cublaslt_version").value_or(0);
+  if (const json::Object *sandbox = o->getObject("sandbox")) {
+    run.compileSandbox = sandbox->getString("compile").value_or("").str();
+    run.workerSandbox = sandbox->getString("worker").value_or("").str();
+  }
   run.countsDisabled = o->getString("feature_counts") == "disabled";
   fromJSON(o->get("phases_ms"), run.phases);
   for (const json::Value &w : *workloads) {

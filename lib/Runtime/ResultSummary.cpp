@@ -202,6 +202,10 @@ void ptxbench::runtime::printPhases(const RunResult &run, raw_ostream &os) {
     for (const Phase &p : phases)
       os << formatv("  {0,-28} {1,10:f1} ms\n", p.name, p.ms);
   };
+  if (!run.compileSandbox.empty())
+    os << "sandbox of the NVRTC compile: " << run.compileSandbox << "\n";
+  if (!run.workerSandbox.empty())
+    os << "sandbox of the GPU workers: " << run.workerSandbox << "\n";
   table("where the time went before the workloads", run.phases);
   for (const WorkloadResult &r : run.workloads)
     table("where the time went in " + r.workload, r.phases);

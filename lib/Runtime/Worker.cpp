@@ -18,6 +18,7 @@
 
 #include "ptxbench/Runtime/Containment.h"
 #include "ptxbench/Support/ChildProcess.h"
+#include "ptxbench/Support/Sandbox.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -157,6 +158,8 @@ WorkerExit runOne(const SuperviseOptions &options, unsigned first,
         run.cudaDriverVersion =
             o->getInteger("cuda_driver_version").value_or(0);
         run.cublasLtVersion = o->getInteger("cublaslt_version").value_or(0);
+      } else if (event == "sandbox") {
+        run.workerSandbox = o->getString("sandbox").value_or("").str();
       } else if (event == "start") {
         inFlight = index;
         lastStarted = index;
@@ -317,4 +320,38 @@ void ptxbench::runtime::superviseWorkers(const std::vector<Workload> &workloads,
     r.status = Status::Skipped;
     run.workloads.push_back(r);
   }
+}
+
+void ptxbench::runtime::superviseWorkersOnGpu(
+    const std::vector<Workload> &workloads, const SuperviseOptions &options,
+    RunResult &run, raw_ostream &note) {
+  superviseWorkers(workloads, options, run);
+  StringRef sandbox = run.workerSandbox;
+  if (sandbox.empty() || sandbox.starts_with("off") || run.workloads.empty() ||
+      !llvm::all_of(run.workloads, [](const WorkloadResult &r) {
+        return r.status == Status::NoGpu;
+      }))
+    return;
+  std::string why = run.workloads.front().message;
+  auto mode = sandboxModeFromEnvironment(/*worker=*/true);
+  if (mode && *mode == SandboxMode::Require) {
+    for (WorkloadResult &r : run.workloads) {
+      r.status = Status::HarnessError;
+      r.message = "the CUDA driver does not start inside the GPU worker's "
+                  "sandbox, and PTXBENCH_SANDBOX=require: " +
+                  r.message;
+    }
+    return;
+  }
+  if (!mode)
+    consumeError(mode.takeError());
+  note << "ptxbench: the CUDA driver does not start inside the GPU worker's "
+          "sandbox ("
+       << why
+       << "); the workers run without it (PTXBENCH_SANDBOX=require refuses "
+          "instead)\n";
+  setenv("PTXBENCH_WORKER_SANDBOX", "off", 1);
+  superviseWorkers(workloads, options, run);
+  run.workerSandbox = "off (the CUDA driver did not start inside it: " + why +
+                      ")";
 }

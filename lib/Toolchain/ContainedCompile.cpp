@@ -40,10 +40,10 @@ std::string validUTF8(const std::string &text) {
 } // namespace
 
 /// The compile child's sandbox: the toolkit's headers, NVRTC's libraries
-/// (it loads its builtins when it first compiles) and the system's, read
-/// only; nothing to write (its output is open already), no sockets. It
-/// works in `/`, so that a quoted include is not looked for beside the
-/// caller's files.
+/// (it loads its builtins when it first compiles), the system's, and what
+/// NVRTC reads of the CPUs and of itself, read only; nothing to write (its
+/// output is open already), no sockets. It works in `/`, so that a quoted
+/// include is not looked for beside the caller's files.
 static llvm::Expected<SandboxState> sandboxCompileChild() {
   auto mode = sandboxModeFromEnvironment();
   if (!mode)
@@ -55,6 +55,10 @@ static llvm::Expected<SandboxState> sandboxCompileChild() {
     policy.readable.push_back(std::move(dir));
   for (std::string &path : systemLibraryPaths())
     policy.readable.push_back(std::move(path));
+  // What NVRTC reads of the machine and of itself (the CPUs, its maps).
+  for (const char *path : {"/proc/self", "/proc/cpuinfo", "/proc/stat",
+                           "/sys/devices/system/cpu"})
+    policy.readable.push_back(path);
   if (chdir("/") != 0)
     return llvm::createStringError(std::string("cannot change to /: ") +
                                    std::strerror(errno));

@@ -357,6 +357,14 @@ int runRun() {
     options.cubinPath = runCubin;
     options.countCubinPath = runCountCubin;
     options.checkOnly = runCheckOnly;
+    // Everything the worker reads of the submission is read: it closes
+    // itself off before the driver starts.
+    if (auto sandbox = sandboxWorker(options, taskPath))
+      options.sandbox =
+          sandbox->describe() +
+          (sandbox->missing.empty() ? "" : " (" + sandbox->missing + ")");
+    else
+      options.sandboxError = toString(sandbox.takeError());
     return runWorker(*task, *plan, source, *workloads, options);
   }
 
@@ -413,6 +421,7 @@ int runRun() {
     toolchain::CompiledSource compiled = toolchain::compileCUDA(
         source, sys::path::filename(runSolution), arch, limits);
     compileLog = StringRef(compiled.log).rtrim(StringRef("\0\n", 2)).str();
+    run.compileSandbox = compiled.sandbox;
     phase("compile (NVRTC)");
     if (compiled.ok)
       ptx = std::move(compiled.ptx);
@@ -603,7 +612,7 @@ int runRun() {
   options.progress = &errs();
   outs() << "seed " << seed << " (rerun with --seed=" << seed
          << " to reproduce)\n";
-  superviseWorkers(*workloads, options, run);
+  superviseWorkersOnGpu(*workloads, options, run, errs());
   if (runSanitize)
     cli::sanitize(*task, *workloads, options.argv, runSanitizeTimeout, run);
   if (!counted.path.empty())

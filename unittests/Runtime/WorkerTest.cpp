@@ -145,4 +145,64 @@ TEST(WorkerTest, MissingExecutable) {
   EXPECT_EQ(run.workloads[1].status, Status::Skipped);
 }
 
+/// A worker that reports NO_GPU from inside its sandbox, as the driver does
+/// when the sandbox keeps out what it needs, and passes without it.
+const char *driverNeedsMore =
+    "fd=${2#--result-fd=}\n"
+    "say() { echo \"$1\" >&$fd; }\n"
+    "if [ \"$PTXBENCH_WORKER_SANDBOX\" = off ]; then\n"
+    "  say '{\"event\":\"sandbox\",\"sandbox\":\"off\"}'\n"
+    "  for i in 0 1; do say '{\"event\":\"result\",\"index\":'$i',\"result\":"
+    "{\"status\":\"PASSED\",\"workload\":\"w'$i'\"}}'; done\n"
+    "else\n"
+    "  say '{\"event\":\"sandbox\",\"sandbox\":\"landlock ABI 7\"}'\n"
+    "  for i in 0 1; do say '{\"event\":\"result\",\"index\":'$i',\"result\":"
+    "{\"status\":\"NO_GPU\",\"workload\":\"w'$i'\",\"message\":"
+    "\"cuInit: CUDA_ERROR_OPERATING_SYSTEM\"}}'; done\n"
+    "fi\n";
+
+/// superviseWorkersOnGpu of driverNeedsMore under PTXBENCH_SANDBOX=`mode`
+/// ("" unset); what it printed goes to `note`.
+RunResult onGpu(const char *mode, std::string &note) {
+  unsetenv("PTXBENCH_WORKER_SANDBOX");
+  if (*mode)
+    setenv("PTXBENCH_SANDBOX", mode, 1);
+  else
+    unsetenv("PTXBENCH_SANDBOX");
+  SuperviseOptions options;
+  options.argv = {"/bin/bash", "-c", driverNeedsMore, "fake-worker"};
+  RunResult run;
+  llvm::raw_string_ostream os(note);
+  superviseWorkersOnGpu(workloads(2), options, run, os);
+  unsetenv("PTXBENCH_SANDBOX");
+  return run;
+}
+
+TEST(WorkerTest, DriverOutsideTheSandboxRunsWithout) {
+  std::string note;
+  RunResult run = onGpu("", note);
+  ASSERT_EQ(run.workloads.size(), 2u);
+  EXPECT_EQ(run.workloads[0].status, Status::Passed);
+  EXPECT_EQ(run.workloads[1].status, Status::Passed);
+  EXPECT_EQ(run.workerSandbox, "off (the CUDA driver did not start inside "
+                               "it: cuInit: CUDA_ERROR_OPERATING_SYSTEM)");
+  EXPECT_NE(note.find("does not start inside the GPU worker's sandbox"),
+            std::string::npos)
+      << note;
+  unsetenv("PTXBENCH_WORKER_SANDBOX");
+}
+
+TEST(WorkerTest, DriverOutsideTheSandboxRequired) {
+  std::string note;
+  RunResult run = onGpu("require", note);
+  ASSERT_EQ(run.workloads.size(), 2u);
+  for (const WorkloadResult &r : run.workloads) {
+    EXPECT_EQ(r.status, Status::HarnessError);
+    EXPECT_NE(r.message.find("PTXBENCH_SANDBOX=require"), std::string::npos)
+        << r.message;
+  }
+  EXPECT_EQ(note, "");
+  EXPECT_EQ(getenv("PTXBENCH_WORKER_SANDBOX"), nullptr);
+}
+
 } // namespace

@@ -15,6 +15,7 @@
 #include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Support/Sandbox.h"
 
 namespace ptxbench::runtime {
 
@@ -75,7 +76,20 @@ struct WorkerOptions {
   /// Only the checked trials: no timing, no baseline, no feature counts
   /// (the runs under compute-sanitizer).
   bool checkOnly = false;
+  /// The sandbox the worker runs in (SandboxState::describe()), reported
+  /// as the first event; when `sandboxError` is set it could not sandbox
+  /// itself as required, and every workload is HARNESS_ERROR saying so.
+  std::string sandbox, sandboxError;
 };
+
+/// Sandboxes the worker (Support/Sandbox.h), after it has read its task and
+/// submission and before the driver starts: the system's and the toolkit's
+/// folders, the GPU's device nodes and what the driver reads of /proc and
+/// /sys; of this run the task's folder (`taskPath`, a folder or its
+/// task.json) and the files `options` names; the harness cache. Under
+/// PTXBENCH_SANDBOX=off or PTXBENCH_WORKER_SANDBOX=off nothing is applied.
+llvm::Expected<SandboxState> sandboxWorker(const WorkerOptions &options,
+                                           llvm::StringRef taskPath);
 
 /// Runs `workloads[first..]` in this process. Returns the process exit
 /// status: 0 when every workload was reported, 3 when the CUDA context was

@@ -340,6 +340,9 @@ struct RunResult {
   /// cublasLtGetVersion (0 when cuBLASLt did not load).
   std::string driver;
   int64_t cudaDriverVersion = 0, cublasLtVersion = 0;
+  /// The sandboxes the NVRTC compile child and the GPU workers ran in
+  /// (SandboxState::describe(), "off" with why); empty when none ran.
+  std::string compileSandbox, workerSandbox;
   /// The parent's and the workers' steps before any workload: compile,
   /// assemble, instrument, worker start and device set-up.
   std::vector<Phase> phases;
@@ -411,7 +414,8 @@ void creditWork(RunResult &run, const Task &task);
 /// The message says which limit and by how much.
 void judgeSpeedOfLight(RunResult &run);
 void printSummary(const RunResult &result, llvm::raw_ostream &os);
-/// The phases of the run and of each workload, a table (`run --verbose`).
+/// The sandboxes the run's children ran in, and the phases of the run and
+/// of each workload, a table (`run --verbose`).
 void printPhases(const RunResult &result, llvm::raw_ostream &os);
 llvm::json::Value toJSON(llvm::ArrayRef<Phase> phases);
 bool fromJSON(const llvm::json::Value *value, std::vector<Phase> &phases);

@@ -34,6 +34,16 @@ struct SuperviseOptions {
 void superviseWorkers(const std::vector<Workload> &workloads,
                       const SuperviseOptions &options, RunResult &run);
 
+/// As superviseWorkers, for a caller that found a GPU: when every workload
+/// comes back NO_GPU from a sandboxed worker, this host's driver needs what
+/// the worker's sandbox keeps out. Under PTXBENCH_SANDBOX=require each is
+/// then HARNESS_ERROR saying so; otherwise one line on `note` says so and
+/// the workers run again without their sandbox (PTXBENCH_WORKER_SANDBOX=off
+/// from then on in this process), as the result records.
+void superviseWorkersOnGpu(const std::vector<Workload> &workloads,
+                           const SuperviseOptions &options, RunResult &run,
+                           llvm::raw_ostream &note);
+
 } // namespace ptxbench::runtime
 
 #endif // PTXBENCH_RUNTIME_WORKER_H
