@@ -10,6 +10,7 @@
 
 #include "ptxbench/Prompt/Feedback.h"
 
+#include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Runtime/Result.h"
 
 #include "ptxbench/Toolchain/PtxasLog.h"
@@ -201,7 +202,7 @@ struct FeedbackWriter {
   void failedRuns();
   void correctness();
   void features();
-  void runtimeFeatures();
+  void runtimeFeatures(ArrayRef<std::string> requested);
   void ptxasWarnings();
   void speed();
   void targetDistance(const Object &w, double target, unsigned &devTimed);
@@ -380,8 +381,6 @@ void FeedbackWriter::features() {
       std::vector<std::string> verdicts;
       for (const std::string &f : requested) {
         StringRef v = r->getString(f).value_or("missing");
-        if (v != "used")
-          featuresMissing = true;
         verdicts.push_back("`" + f + "` " + v.str());
       }
       os << "- kernel `" << name << "`: " << join(verdicts, ", ") << "\n";
@@ -395,13 +394,20 @@ void FeedbackWriter::features() {
     for (const json::Value &f : *fs)
       if (const Object *o = f.getAsObject())
         finding(*o, "");
-  runtimeFeatures();
+  // The module as a whole: a helper kernel without the families does not
+  // make the submission miss them.
+  if (!requested.empty() && str(analysis, "verdict") != "used")
+    featuresMissing = true;
+  runtimeFeatures(requested);
 }
 
-void FeedbackWriter::runtimeFeatures() {
-  // The run's verdicts: what executed and how much of the work it did.
-  // The first workload with counts speaks for the run; a token or untriggered
-  // family is as missing as one not in the code.
+void FeedbackWriter::runtimeFeatures(ArrayRef<std::string> requested) {
+  // The run's verdicts: what executed and how much of the work it did. The
+  // first workload with counts is shown; every workload's count decides
+  // (runtime::acrossWorkloads), and a requirement with alternatives
+  // (`bulk_copy|tma`) is met by any of them (acrossAlternatives).
+  std::map<std::string, runtime::FamilyVerdict> byFamily;
+  bool shown = false;
   for (const Object *w : workloads) {
     const json::Array *fs = w->getArray("features");
     if (!fs || fs->empty())
@@ -412,26 +418,48 @@ void FeedbackWriter::runtimeFeatures() {
       if (!f)
         continue;
       StringRef verdict = str(f, "verdict");
+      auto [it, inserted] = byFamily.try_emplace(
+          str(f, "family").str(), runtime::FamilyVerdict::NotMeasured);
+      it->second = runtime::acrossWorkloads(
+          it->second, runtime::parseFamilyVerdict(verdict).value_or(
+                          runtime::FamilyVerdict::NotMeasured));
       std::string text = "`" + str(f, "family").str() + "` " + verdict.str();
       if (f->get("share"))
         text += formatv(" ({0:f1}% of the work)", number(f, "share") * 100)
                     .str();
-      // With a goal its list of uncredited requirements decides (it reads
-      // alternatives, `bulk_copy|tma`, as one requirement).
-      if (std::optional<runtime::FamilyVerdict> v =
-              runtime::parseFamilyVerdict(verdict);
-          !goal && v && *v != runtime::FamilyVerdict::NotMeasured &&
-          !runtime::credited(*v))
-        featuresMissing = true;
       verdicts.push_back(text);
     }
+    if (shown)
+      continue;
+    shown = true;
     os << "- at run time (" << workloadName(*w) << "): " << join(verdicts, ", ")
        << "\n";
     if (const json::Array *findings = w->getArray("work_findings"))
       for (const json::Value &fv : *findings)
         if (const Object *f = fv.getAsObject())
           os << "- [" << str(f, "kind") << "] " << str(f, "message") << "\n";
+  }
+  // With a goal its list of uncredited requirements decides.
+  if (goal)
     return;
+  for (const std::string &requirement : requested) {
+    std::vector<std::string> names;
+    if (auto families = isa::familiesOfRequirement(requirement))
+      for (isa::Family f : *families)
+        names.push_back(isa::familyName(f).str());
+    else
+      names.push_back(requirement);
+    std::optional<runtime::FamilyVerdict> best;
+    for (const std::string &name : names) {
+      auto it = byFamily.find(name);
+      if (it == byFamily.end() ||
+          it->second == runtime::FamilyVerdict::NotMeasured)
+        continue;
+      best = best ? runtime::acrossAlternatives(*best, it->second)
+                  : it->second;
+    }
+    if (best && !runtime::credited(*best))
+      featuresMissing = true;
   }
 }
 
