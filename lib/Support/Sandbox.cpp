@@ -108,16 +108,13 @@ std::string unavailable(int error) {
 } // namespace landlock
 
 /// Adds a rule granting `rights` beneath `path` (or to the file). A path
-/// that does not exist is skipped.
+/// that cannot be opened (missing, or out of this user's reach) is skipped:
+/// the process could not use it anyway.
 llvm::Error addPathRule(int ruleset, const std::string &path, uint64_t rights,
                         uint64_t handled) {
   int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT || errno == ENOTDIR)
-      return llvm::Error::success();
-    return llvm::createStringError("sandbox: cannot open " + path + ": " +
-                                   strerror(errno));
-  }
+  if (fd < 0)
+    return llvm::Error::success();
   struct stat st;
   bool folder = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
   landlock::PathBeneathAttr rule;
