@@ -335,6 +335,7 @@ LogicalResult Importer::parseVarDecl() {
 }
 
 LogicalResult Importer::parseLoc() {
+  sawLoc = true;
   Token start = tok;
   advance();
   FailureOr<int64_t> file = parseInteger("a file index after .loc", 0, kMaxI32);

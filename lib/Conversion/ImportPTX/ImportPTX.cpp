@@ -94,6 +94,11 @@ OwningOpRef<ptx::ModuleOp> Importer::run() {
       error(use.second, "use of undeclared identifier '" + use.first() + "'");
       return nullptr;
     }
+  // The texts are kept only for a module with line info: without one the
+  // export regenerates every statement, as it will when it reads its own
+  // export again (the printer stays a fixed point).
+  if (keepText && !sawLoc)
+    module->walk([](Operation *op) { op->removeAttr(kTextAttrName); });
   if (failed(verify(module)))
     return nullptr;
   return std::move(moduleOwner);

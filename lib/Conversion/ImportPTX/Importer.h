@@ -287,6 +287,9 @@ private:
   const char *prevEnd = nullptr;
   /// Whether ops keep their source text (the module has .loc line info).
   bool keepText = false;
+  /// A `.loc` directive was parsed: keepText came from a scan of the raw
+  /// text, which a `.loc` in a comment also satisfies.
+  bool sawLoc = false;
   StringAttr fileName;
   RegOperandAttr regOperand;
 
