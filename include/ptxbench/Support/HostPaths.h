@@ -4,10 +4,10 @@
 // submission's files relative to the submission (`solution.cu:7:60`). The
 // places that write those texts name files that way themselves; a
 // HostPaths is the last pass over the text, for a message that still
-// carries a folder of this host (a helper's error quoting a temporary
-// file, a tool's path): each folder it knows, as given, absolute and with
-// its links resolved, is taken off the paths below it or replaced by a
-// short stand-in.
+// carries a folder of this host (a child process's error quoting a
+// temporary file, a tool's path): each folder it knows, as given, absolute
+// and with its links resolved, is taken off the paths below it or replaced
+// by a short stand-in.
 //
 //===----------------------------------------------------------------------===//
 
