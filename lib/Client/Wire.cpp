@@ -11,6 +11,7 @@
 #include "ptxbench/Client/Wire.h"
 
 #include "ptxbench/Support/JSON.h"
+#include "ptxbench/Support/TerminalText.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -39,12 +40,7 @@ std::string ptxbench::client::repairUTF8(StringRef text, std::string *note) {
 /// (a server's body or header is anything), and not cut inside a
 /// character.
 static std::string textPrefix(StringRef text, size_t bytes) {
-  std::string valid = ptxbench::client::repairUTF8(text);
-  size_t cut = std::min(bytes, valid.size());
-  while (cut < valid.size() && (uint8_t(valid[cut]) & 0xC0) == 0x80)
-    --cut;
-  valid.resize(cut);
-  return valid;
+  return ptxbench::quotedPrefix(ptxbench::client::repairUTF8(text), bytes);
 }
 
 bool StreamReader::onEvent(const SseEvent &event) {

@@ -261,6 +261,10 @@ Expr Expr::constant(int64_t value) {
 }
 
 Expected<Expr> Expr::parse(StringRef text, const SourceLoc &loc) {
+  if (text.size() > kMaxExprBytes)
+    return makeError(loc, "expression of " + Twine(text.size()) +
+                              " bytes; at most " + Twine(kMaxExprBytes) +
+                              ": a size is a short formula");
   ExprParser parser(text, loc);
   auto node = parser.parseAll();
   if (!node)

@@ -223,7 +223,9 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
 TaskCheck ptxbench::runtime::checkTaskText(StringRef text, StringRef fileName) {
   TaskCheck check;
   check.file = fileName.str();
-  Expected<json::Value> root = ptxbench::parseJSON(text);
+  ptxbench::JSONLimits limits;
+  limits.maxBytes = kMaxTaskBytes;
+  Expected<json::Value> root = ptxbench::parseJSON(text, limits);
   if (!root) {
     check.diagnostics.push_back(jsonDiagnostic(check.file, root.takeError()));
     return check;

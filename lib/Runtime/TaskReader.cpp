@@ -9,6 +9,8 @@
 
 #include "TaskReader.h"
 
+#include "ptxbench/Support/TerminalText.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -220,7 +222,8 @@ std::optional<Expr> TaskReader::expr(const json::Value &value,
     std::string message = toString(e.takeError());
     StringRef rest(message);
     rest.consume_front(loc.str() + ": error: ");
-    error(path, "cannot parse \"" + text + "\" (" + rest +
+    error(path, "cannot parse \"" + ptxbench::quotedPrefix(text, 100) +
+                    "\" (" + rest +
                     "); expected an integer expression of integers, "
                     "parameters, + - * / %, parentheses, ceildiv, min, max");
     return std::nullopt;
@@ -230,7 +233,10 @@ std::optional<Expr> TaskReader::expr(const json::Value &value,
     for (const std::string &name : e->names())
       if (!is_contained(*params, name)) {
         error(path, "unknown parameter \"" + name + "\"" +
-                        (text == name ? "" : " in \"" + text + "\"") +
+                        (text == name ? ""
+                                      : " in \"" +
+                                            ptxbench::quotedPrefix(text, 100) +
+                                            "\"") +
                         "; expected one of the params (" + join(*params, ", ") +
                         ")");
         known = false;

@@ -75,6 +75,15 @@ std::string ptxbench::escapeControls(StringRef text) {
   return out;
 }
 
+std::string ptxbench::quotedPrefix(StringRef text, size_t bytes) {
+  if (text.size() <= bytes)
+    return text.str();
+  size_t cut = bytes;
+  while (cut > 0 && (uint8_t(text[cut]) & 0xc0) == 0x80)
+    --cut;
+  return text.take_front(cut).str() + "...";
+}
+
 void ptxbench::writeForTerminal(llvm::raw_ostream &os, StringRef text) {
   if (os.is_displayed())
     os << escapeControls(text);

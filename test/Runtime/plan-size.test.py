@@ -2,7 +2,8 @@
 
 wide.cu: one plan line of 3.8 MB, `min(` nested 98 deep around 1.9 million
 terms; long.cu: 3002 short plan lines (the limit is crossed at line 1821);
-under.cu: 1702 of them, under the limit. Both have a mistake on line 1.
+under.cu: 1702 of them, under the limit (both have a mistake on line 1);
+expr.cu: a grid expression of 4201 bytes.
 """
 import os, sys
 
@@ -15,6 +16,7 @@ files = {
                " block=1\n// @ptxbench args\n",
     "long.cu": head + workspaces(3000),
     "under.cu": head + workspaces(1700),
+    "expr.cu": "// @ptxbench kernel k grid=1" + "+1" * 2100 + " block=1\n// @ptxbench args\n",
 }
 for name, text in files.items():
     with open(os.path.join(out, name), "w") as f:

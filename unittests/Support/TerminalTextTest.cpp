@@ -46,4 +46,13 @@ TEST(TerminalTextTest, TextIsKept) {
   EXPECT_EQ(out, "\x1b[2J");
 }
 
+TEST(TerminalTextTest, QuotedPrefixCutsBetweenCharacters) {
+  EXPECT_EQ(quotedPrefix("short", 5), "short");
+  EXPECT_EQ(quotedPrefix("longer", 4), "long...");
+  // "é" is two bytes and "🙂" four: a cut inside one backs off to its start.
+  EXPECT_EQ(quotedPrefix("a\xc3\xa9" "b", 2), "a...");
+  EXPECT_EQ(quotedPrefix("a\xc3\xa9" "b", 3), "a\xc3\xa9...");
+  EXPECT_EQ(quotedPrefix("\xf0\x9f\x99\x82!", 3), "...");
+}
+
 } // namespace

@@ -28,6 +28,10 @@ namespace ptxbench::runtime {
 /// How deep an expression may nest: parentheses, calls, unary signs, and
 /// operators chained left to right each add a level. Deeper is an error.
 constexpr unsigned kMaxExprDepth = 100;
+/// The longest expression text: a size is a short formula. Every term is a
+/// tree node and every node keeps its subexpression's text, so a long
+/// expression costs far more memory than its bytes.
+constexpr size_t kMaxExprBytes = 4096;
 
 /// A place in a user's file. Line and column are 1-based; 0 means unknown.
 struct SourceLoc {

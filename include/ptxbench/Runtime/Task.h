@@ -137,6 +137,10 @@ struct TaskCheck {
   std::vector<TaskDiagnostic> diagnostics;
 };
 
+/// The largest task file read: the suite's are a few KiB, and what a task
+/// file holds (JSON values, expression trees) takes many times its size.
+constexpr size_t kMaxTaskBytes = size_t(1) << 20;
+
 /// Reads `path` (a task.json or a folder holding one) and reports all that
 /// is wrong with it.
 TaskCheck checkTask(llvm::StringRef path);

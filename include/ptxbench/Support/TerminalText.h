@@ -28,6 +28,11 @@ std::string escapeControls(llvm::StringRef text);
 /// Writes `text` to `os`, through escapeControls when `os` is a terminal.
 void writeForTerminal(llvm::raw_ostream &os, llvm::StringRef text);
 
+/// At most the first `bytes` bytes of `text`, for quoting it in a message:
+/// when it is cut, the cut backs off UTF-8 continuation bytes (no character
+/// is split in two) and "..." is appended.
+std::string quotedPrefix(llvm::StringRef text, size_t bytes);
+
 } // namespace ptxbench
 
 #endif // PTXBENCH_SUPPORT_TERMINALTEXT_H
