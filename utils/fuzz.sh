@@ -77,7 +77,9 @@ for target in "${targets[@]}"; do
   "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" \
     "$corpus" "$build/seeds/$target" >"$log" 2>&1 || rc=$?
-  done_line=$(grep -a -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
+  # The final counts; a run that stopped on a failure has no DONE line,
+  # so its last progress line stands in.
+  done_line=$(grep -a -E '^#[0-9]+[[:space:]].*cov: ' "$log" | tail -1 || true)
   runs=$(grep -a -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}' || true)
   summary+=$(printf '%-22s runs %-9s %s' "$target" "${runs:-?}" \
     "$(sed -E 's/.*(cov: [0-9]+ ft: [0-9]+).*(exec\/s: [0-9]+).*/\1 \2/' <<<"$done_line")")$'\n'
