@@ -116,6 +116,33 @@ if purelib:
             config.substitutions.append(("%wheel_cuda_lib", wheel_lib))
             break
 
+# Triton submissions compile with the interpreter utils/setup.sh installed
+# Triton for (python3 on PATH, resolved past shims); the tool is pointed at
+# the same one. Tests that compile Triton need it (REQUIRES: triton).
+def find_triton_python():
+    import subprocess
+    python = shutil.which("python3")
+    if not python:
+        return None
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import sys, importlib.metadata as m; "
+             "m.version('triton'); print(sys.executable)"],
+            capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return probe.stdout.strip() if probe.returncode == 0 else None
+
+
+triton_python = find_triton_python()
+if triton_python:
+    config.available_features.add("triton")
+    config.environment["PTXBENCH_PYTHON"] = triton_python
+    config.substitutions.append(("%triton_python", triton_python))
+else:
+    lit_config.note("no Triton for python3: the tests that compile Triton "
+                    "submissions (REQUIRES: triton) are skipped")
+
 nvdisasm = find_nvdisasm()
 if nvdisasm:
     config.available_features.add("nvdisasm")

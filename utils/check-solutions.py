@@ -10,6 +10,9 @@ For every tasks/**/solutions/manifest.json and every solution in it:
   - with --check-plans, `ptxbench run` with no visible GPU must accept the
     launch plan against every task the manifest lists (exit status 3: the plan
     checks out, nothing was run).
+A Triton solution (.py) is compiled against the manifest's first task (its
+kernel's signature comes from the task's tensors), and its plan is checked
+against that task only: each check is a Triton compile.
 Prints one line per check and exits 1 if anything differs from the manifest.
 
 Usage: check-solutions.py --bin PTXBENCH [--tasks DIR] [--no-assemble] [--check-plans]
@@ -55,7 +58,10 @@ def main():
                 for fam in t.get("features", {}).get(arch, []):
                     if fam not in requested:
                         requested.append(fam)
+            triton = path.endswith(".py")
             cmd = [args.bin, "analyze", path, "--arch", arch, "--format", "json"]
+            if triton:
+                cmd += ["--task", os.path.join(args.tasks, manifest["tasks"][0])]
             if requested:
                 cmd += ["--require", ",".join(requested)]
             # A task that asks for fp32 accumulation flags f16 accumulators.
@@ -102,7 +108,7 @@ def main():
                                            else verdicts))
             if args.check_plans and sol.get("compiles", True):
                 env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
-                for name in tasks:
+                for name in tasks if not triton else manifest["tasks"][:1]:
                     r = subprocess.run([args.bin, "run", "--task", os.path.join(args.tasks, name),
                                         "--solution", path, "--shapes", "all",
                                         "--arch", arch],

@@ -139,6 +139,22 @@ analysis::immediateOperand(ptx::InstructionOpInterface op, unsigned index) {
 }
 
 namespace {
+/// The source line of code inlined at `call`: the inlined line itself
+/// when it is in the caller's file (a helper of the submission's own), else
+/// the call site (Triton's library or a toolkit header, inlined into the
+/// submission's line).
+std::optional<FileLineColLoc> sourceOfCall(CallSiteLoc call) {
+  auto callee = llvm::dyn_cast<FileLineColLoc>(call.getCallee());
+  auto caller = llvm::dyn_cast<FileLineColLoc>(call.getCaller());
+  if (callee && caller && callee.getFilename() == caller.getFilename())
+    return callee;
+  if (caller)
+    return caller;
+  if (callee)
+    return callee;
+  return std::nullopt;
+}
+
 SmallVector<FileLineColLoc, 2> fileLocations(Location loc) {
   SmallVector<FileLineColLoc, 2> out;
   if (auto file = llvm::dyn_cast<FileLineColLoc>(loc)) {
@@ -146,9 +162,13 @@ SmallVector<FileLineColLoc, 2> fileLocations(Location loc) {
     return out;
   }
   if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
+    for (Location inner : fused.getLocations()) {
       if (auto file = llvm::dyn_cast<FileLineColLoc>(inner))
         out.push_back(file);
+      else if (auto call = llvm::dyn_cast<CallSiteLoc>(inner))
+        if (std::optional<FileLineColLoc> source = sourceOfCall(call))
+          out.push_back(*source);
+    }
   return out;
 }
 } // namespace

@@ -69,9 +69,10 @@ ptxbench::client::generate::messagesToSend(ContextPolicy policy,
   std::string text = task + "\n\n## Your latest submission\n\n";
   auto code = prompt::extractCode(all[n - 2].content);
   if (code) {
-    bool ptx = code->language == prompt::CodeLanguage::PTX;
-    text += std::string("```") + (ptx ? "ptx" : "cuda") + "\n" + code->code +
-            (llvm::StringRef(code->code).ends_with("\n") ? "" : "\n") + "```\n";
+    text += "```" + prompt::fenceTag(code->language).str() + "\n" +
+            code->code +
+            (llvm::StringRef(code->code).ends_with("\n") ? "" : "\n") +
+            "```\n";
   } else {
     llvm::consumeError(code.takeError());
     text += "Your latest answer had no usable code block (the evaluation "

@@ -11,6 +11,7 @@
 
 #include "ptxbench/Eval/SampleView.h"
 #include "ptxbench/Eval/Summary.h"
+#include "ptxbench/Prompt/ExtractCode.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -129,7 +130,8 @@ std::optional<double> speedup(const SampleRecord &r) {
 }
 
 std::string fence(const SampleRecord &r) {
-  return "```" + std::string(r.language == "cu" ? "cuda" : "ptx") + "\n" +
+  return "```" +
+         ptxbench::prompt::fenceTag(ptxbench::prompt::languageOfWord(r.language)).str() + "\n" +
          r.code + (llvm::StringRef(r.code).ends_with("\n") ? "" : "\n") +
          "```";
 }
@@ -148,7 +150,8 @@ std::string replacedFamily(llvm::StringRef kind) {
 bool ptxbench::eval::isWrong(const SampleRecord &r) {
   if (r.code.empty())
     return false;
-  if (r.status == status::CompileError || r.status == status::ImportError)
+  if (r.status == status::CompileError || r.status == status::ImportError ||
+      r.status == status::Refused)
     return true;
   if (!r.analyzed())
     return false;
@@ -181,7 +184,8 @@ std::string ptxbench::eval::failureKind(const SampleRecord &r) {
 std::string ptxbench::eval::describeProblems(const SampleRecord &r) {
   std::string text = formatv("This {0} kernel for task {1} on {2} has "
                              "problems:\n",
-                             r.language == "cu" ? "CUDA C++" : "PTX",
+                             ptxbench::prompt::languageName(
+                                 ptxbench::prompt::languageOfWord(r.language)),
                              r.key.task, r.arch)
                          .str();
   if (r.status == status::CompileError || r.status == status::ImportError)
@@ -189,6 +193,8 @@ std::string ptxbench::eval::describeProblems(const SampleRecord &r) {
             std::string(r.status == status::CompileError ? "compile"
                                                          : "import") +
             ": " + r.error + "\n";
+  if (r.status == status::Refused)
+    text += "- it is refused: " + r.error + "\n";
   // The run's verdict first (what executed and did the work), the static
   // one beside it.
   std::map<std::string, RunVerdict> run = runVerdicts(r);

@@ -119,7 +119,8 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
   TempFolder copy;
   std::string solution = record.solutionPath;
   if (!StringRef(solution).ends_with(".cu") &&
-      !StringRef(solution).ends_with(".ptx")) {
+      !StringRef(solution).ends_with(".ptx") &&
+      !StringRef(solution).ends_with(".py")) {
     if (copy.path.empty())
       return finish("HARNESS_ERROR", "cannot create a temporary folder");
     llvm::SmallString<128> path(copy.path);

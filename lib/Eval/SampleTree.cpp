@@ -56,7 +56,7 @@ std::optional<int64_t> turnFolder(StringRef name) {
 /// Fills `input`'s files from `dir`; reads the `turn` file when present.
 Error readSampleDir(StringRef dir, SampleInput &input) {
   input.dir = dir.str();
-  for (StringRef name : {"solution.cu", "solution.ptx"}) {
+  for (StringRef name : {"solution.cu", "solution.ptx", "solution.py"}) {
     std::string file = join(dir, name);
     if (fs::exists(file)) {
       input.solutionPath = file;

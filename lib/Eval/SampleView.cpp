@@ -47,7 +47,7 @@ ptxbench::eval::sampleDiagnostics(const SampleRecord &record) {
                                                                 : "warning",
                          "compiler",
                          m->getString("text").value_or("").str()});
-  bool cuda = record.language == "cu";
+  bool cuda = record.language != "ptx"; // findings at source lines
   std::optional<json::Value> report = parseStoredJson(record.staticJson);
   const json::Object *o = report ? report->getAsObject() : nullptr;
   if (!o)

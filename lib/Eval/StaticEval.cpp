@@ -12,6 +12,7 @@
 #include "ptxbench/Eval/ModuleKernels.h"
 #include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Report/BuildReport.h"
+#include "ptxbench/Runtime/TritonPlan.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -33,6 +34,9 @@ struct StaticEvaluator::Impl {
   mlir::OwningOpRef<ptx::ModuleOp> module;
   std::string ptx, ptxName;
   std::vector<runtime::ModuleKernel> kernels;
+  /// A Triton sample's lowered plan, or its plan's mistakes.
+  std::optional<runtime::LaunchPlan> lowered;
+  std::string planError;
   Impl() { context.disableMultithreading(); }
 };
 
@@ -111,14 +115,16 @@ bool ptxbench::eval::loadSolution(const SampleInput &input,
     }
     record.solutionPath = input.solutionPath;
     record.code = (*buffer)->getBuffer().str();
-    record.language =
-        StringRef(input.solutionPath).ends_with(".cu") ? "cu" : "ptx";
+    StringRef path = input.solutionPath;
+    record.language = path.ends_with(".cu")                ? "cu"
+                      : runtime::isTritonSource(path)      ? "py"
+                                                           : "ptx";
     return true;
   }
   if (input.responsePath.empty()) {
     record.status = status::NoSolution;
-    record.error = "the sample's folder holds no solution.cu, solution.ptx "
-                   "or response.md";
+    record.error = "the sample's folder holds no solution.cu, solution.ptx, "
+                   "solution.py or response.md";
     if (std::string why = generationError(input.generationPath); !why.empty())
       record.error += ": the request for it failed: " + why;
     return false;
@@ -140,8 +146,21 @@ bool ptxbench::eval::loadSolution(const SampleInput &input,
   }
   record.solutionPath = input.responsePath;
   record.code = std::move(code->code);
-  record.language = code->language == prompt::CodeLanguage::CUDA ? "cu" : "ptx";
+  record.language = prompt::languageWord(code->language).str();
   return true;
+}
+
+/// The compiler's messages as the record keeps them.
+static std::string messagesJson(
+    llvm::ArrayRef<toolchain::CompilerMessage> messages) {
+  llvm::json::Array out;
+  for (const toolchain::CompilerMessage &m : messages)
+    out.push_back(llvm::json::Object{{"file", m.file},
+                                     {"line", int64_t(m.line)},
+                                     {"column", int64_t(m.column)},
+                                     {"error", m.error},
+                                     {"text", m.text}});
+  return llvm::formatv("{0}", llvm::json::Value(std::move(out))).str();
 }
 
 bool StaticEvaluator::prepare(SampleRecord &record,
@@ -149,22 +168,19 @@ bool StaticEvaluator::prepare(SampleRecord &record,
   Impl &s = *impl;
   s.module = nullptr;
   s.kernels.clear();
+  s.lowered.reset();
+  s.planError.clear();
   std::string name = record.sourceName();
-  s.ptxName = record.language == "cu" ? name + ".ptx" : name;
-  if (record.language == "cu") {
+  s.ptxName = record.language == "ptx" ? name : name + ".ptx";
+  if (record.language == "py") {
+    if (!prepareTriton(record, options))
+      return false;
+  } else if (record.language == "cu") {
     toolchain::CompiledSource compiled = toolchain::compileCUDA(
         record.code, name, options.arch, options.compileLimits);
     // Each message names its file (the submission or a toolkit header),
     // never a folder of this host.
-    llvm::json::Array messages;
-    for (const toolchain::CompilerMessage &m : compiled.messages)
-      messages.push_back(llvm::json::Object{{"file", m.file},
-                                            {"line", int64_t(m.line)},
-                                            {"column", int64_t(m.column)},
-                                            {"error", m.error},
-                                            {"text", m.text}});
-    record.diagnosticsJson =
-        llvm::formatv("{0}", llvm::json::Value(std::move(messages))).str();
+    record.diagnosticsJson = messagesJson(compiled.messages);
     if (!compiled.ok) {
       record.status = status::CompileError;
       record.error = "'" + name + "' does not compile for " + options.arch;
@@ -210,6 +226,69 @@ llvm::ArrayRef<runtime::ModuleKernel> StaticEvaluator::kernels() const {
 }
 
 llvm::StringRef StaticEvaluator::ptx() const { return impl->ptx; }
+
+llvm::Expected<runtime::LaunchPlan>
+StaticEvaluator::plan(const SampleRecord &record) const {
+  if (record.language != "py")
+    return runtime::parseLaunchPlan(record.code, record.sourceName());
+  if (impl->lowered)
+    return *impl->lowered;
+  return llvm::createStringError(impl->planError.empty()
+                                     ? "the Triton kernel was not compiled"
+                                     : impl->planError);
+}
+
+bool StaticEvaluator::hasPlanError() const {
+  return !impl->planError.empty();
+}
+
+bool StaticEvaluator::prepareTriton(SampleRecord &record,
+                                    const StaticOptions &options) {
+  Impl &s = *impl;
+  std::string name = record.sourceName();
+  if (!options.task || options.compileLimits.helper.empty()) {
+    record.status = status::TaskError;
+    record.error = "a Triton sample compiles against its task in the "
+                   "compile child; neither was given";
+    return false;
+  }
+  toolchain::TritonLimits limits;
+  limits.helper = options.compileLimits.helper;
+  limits.seconds = options.compileLimits.seconds;
+  limits.memoryMB = options.compileLimits.memoryMB;
+  runtime::TritonBuild build = runtime::buildTriton(
+      record.code, name, options.arch, *options.task, limits);
+  const toolchain::CompiledTriton &c = build.compiled;
+  record.diagnosticsJson = messagesJson(c.messages);
+  s.planError = build.planError;
+  s.lowered = std::move(build.lowered);
+  if (c.ok) {
+    s.ptx = c.ptx;
+    return true;
+  }
+  bool refused = c.stage == toolchain::TritonStage::Gate ||
+                 c.stage == toolchain::TritonStage::Refused;
+  record.status = refused ? status::Refused : status::CompileError;
+  if (!build.planError.empty())
+    record.error = "'" + name + "' was not compiled: its launch plan does "
+                   "not fit (PLAN_ERROR): " +
+                   StringRef(build.planError).split('\n').first.str();
+  else if (refused)
+    record.error = "'" + name + "' is refused (" +
+                   toolchain::tritonStageName(c.stage).str() +
+                   "): a Triton answer is @triton.jit kernels only";
+  else
+    record.error = "'" + name + "' does not compile for " + options.arch;
+  if (c.timedOut)
+    record.error += " (COMPILE_TIMEOUT)";
+  for (const toolchain::CompilerMessage &m : c.messages) {
+    record.error += ": line " + std::to_string(m.line) + ": " + m.text;
+    break;
+  }
+  if (c.messages.empty() && build.planError.empty() && !c.log.empty())
+    record.error += ": " + StringRef(c.log).trim().str();
+  return false;
+}
 
 void StaticEvaluator::analyze(SampleRecord &record,
                               const StaticOptions &options) {

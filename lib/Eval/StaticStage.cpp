@@ -38,12 +38,6 @@ namespace {
 /// check and normalize the plan.
 void analyzeLoaded(const StaticRequest &request, StaticOutcome &outcome) {
   SampleRecord &record = outcome.record;
-  StaticEvaluator evaluator;
-  if (!evaluator.prepare(record, request.options))
-    return;
-  if (record.language == "cu")
-    outcome.ptx = evaluator.ptx().str();
-  evaluator.analyze(record, request.options);
   auto task = runtime::loadTask(request.taskDir);
   if (!task) {
     // The parent loaded this task before; it changed meanwhile.
@@ -51,6 +45,19 @@ void analyzeLoaded(const StaticRequest &request, StaticOutcome &outcome) {
     record.error = toString(task.takeError());
     return;
   }
+  // A Triton sample compiles against the task's tensors.
+  StaticOptions options = request.options;
+  options.task = &*task;
+  StaticEvaluator evaluator;
+  bool prepared = evaluator.prepare(record, options);
+  // The run reuses NVRTC's output; a Triton run compiles again, for the
+  // kernel's launch metadata.
+  if (prepared && record.language == "cu")
+    outcome.ptx = evaluator.ptx().str();
+  if (prepared)
+    evaluator.analyze(record, options);
+  else if (!evaluator.hasPlanError())
+    return;
   auto workloads = runtime::selectWorkloads(*task, request.shapes);
   if (!workloads) {
     record.status = status::TaskError;
@@ -65,14 +72,20 @@ void analyzeLoaded(const StaticRequest &request, StaticOutcome &outcome) {
   planned.solution = record.sourceName();
   planned.baseline = task->baseline;
   planned.arch = request.options.arch;
-  if (!runtime::checkPlanOffline(*task, *workloads, record.code,
-                                 record.sourceName(), evaluator.kernels(),
-                                 planned)) {
+  // A Triton sample whose plan kept it from compiling has no kernels to
+  // hold the plan against, only the plan's mistakes.
+  std::optional<llvm::ArrayRef<runtime::ModuleKernel>> kernels;
+  if (prepared)
+    kernels = evaluator.kernels();
+  if (!runtime::checkPlanOffline(*task, *workloads, evaluator.plan(record),
+                                 record.sourceName(), kernels, planned)) {
     runtime::markSplits(*task, planned);
     record.runStatus = runtime::statusName(runtime::worstStatus(planned)).str();
     record.runJson = llvm::formatv("{0}", runtime::toJSON(planned)).str();
     return;
   }
+  // Identical submissions share a run when their plans, as written, are
+  // the same.
   if (auto plan = runtime::parseLaunchPlan(record.code, record.sourceName()))
     outcome.normalizedPlan = runtime::normalizedPlan(*plan);
   else

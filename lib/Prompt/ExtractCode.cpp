@@ -50,12 +50,14 @@ std::optional<CodeLanguage> languageOf(StringRef info) {
   return llvm::StringSwitch<std::optional<CodeLanguage>>(info)
       .Cases("cuda", "cu", "c++", "cpp", "cxx", CodeLanguage::CUDA)
       .Case("ptx", CodeLanguage::PTX)
+      .Cases("python", "py", "triton", CodeLanguage::Triton)
       .Default(std::nullopt);
 }
 
 /// Whether `code` defines a kernel (a complete submission, not a snippet).
 bool definesKernel(StringRef code) {
-  return code.contains("__global__") || code.contains(".entry");
+  return code.contains("__global__") || code.contains(".entry") ||
+         code.contains("@triton.jit");
 }
 
 /// The language of an untagged block, guessed from its contents.
@@ -64,6 +66,8 @@ std::optional<CodeLanguage> guessLanguage(StringRef code) {
     return CodeLanguage::PTX;
   if (code.contains("__global__"))
     return CodeLanguage::CUDA;
+  if (code.contains("@triton.jit"))
+    return CodeLanguage::Triton;
   return std::nullopt;
 }
 
@@ -114,6 +118,49 @@ llvm::Expected<llvm::SmallVector<Block>> scanBlocks(StringRef response) {
 
 } // namespace
 
+StringRef ptxbench::prompt::languageWord(CodeLanguage language) {
+  switch (language) {
+  case CodeLanguage::CUDA:
+    return "cu";
+  case CodeLanguage::PTX:
+    return "ptx";
+  case CodeLanguage::Triton:
+    return "py";
+  }
+  llvm_unreachable("language");
+}
+
+CodeLanguage ptxbench::prompt::languageOfWord(StringRef word) {
+  StringRef ext = word.contains('.') ? word.rsplit('.').second : word;
+  return ext == "cu" ? CodeLanguage::CUDA
+         : ext == "py" ? CodeLanguage::Triton
+                       : CodeLanguage::PTX;
+}
+
+StringRef ptxbench::prompt::fenceTag(CodeLanguage language) {
+  switch (language) {
+  case CodeLanguage::CUDA:
+    return "cuda";
+  case CodeLanguage::PTX:
+    return "ptx";
+  case CodeLanguage::Triton:
+    return "python";
+  }
+  llvm_unreachable("language");
+}
+
+StringRef ptxbench::prompt::languageName(CodeLanguage language) {
+  switch (language) {
+  case CodeLanguage::CUDA:
+    return "CUDA C++";
+  case CodeLanguage::PTX:
+    return "PTX";
+  case CodeLanguage::Triton:
+    return "Triton";
+  }
+  llvm_unreachable("language");
+}
+
 llvm::Expected<ExtractedCode>
 ptxbench::prompt::extractCode(StringRef response) {
   if (response.size() > kMaxAnswerBytes)
@@ -127,8 +174,8 @@ ptxbench::prompt::extractCode(StringRef response) {
   llvm::SmallVector<Block> &blocks = *scanned;
   if (blocks.empty())
     return llvm::createStringError("the answer has no fenced code block; put "
-                                   "the solution in one ```cuda or ```ptx "
-                                   "block");
+                                   "the solution in one ```cuda, ```ptx or "
+                                   "```python block");
   if (!blocks.back().closed)
     return llvm::createStringError(
         "the code block opened at line " + llvm::Twine(blocks.back().openLine) +
@@ -148,8 +195,8 @@ ptxbench::prompt::extractCode(StringRef response) {
   if (candidates.empty())
     return llvm::createStringError(
         "none of the answer's " + llvm::Twine(blocks.size()) +
-        " code blocks is CUDA C++ or PTX (tag the solution ```cuda or "
-        "```ptx)");
+        " code blocks is CUDA C++, PTX or Triton (tag the solution ```cuda, "
+        "```ptx or ```python)");
 
   // answerContract: the last block that defines a kernel (a draft and its
   // final version give the final one), else the last candidate; snippets

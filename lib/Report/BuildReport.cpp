@@ -12,6 +12,7 @@
 
 #include "ptxbench/Analysis/FallbackAnalysis.h"
 #include "ptxbench/Analysis/FeatureAnalysis.h"
+#include "ptxbench/Analysis/InstructionAccess.h"
 #include "ptxbench/Analysis/Reachability.h"
 #include "ptxbench/Analysis/TargetCheck.h"
 #include "ptxbench/Toolchain/Assembler.h"
@@ -42,14 +43,10 @@ std::optional<SourceLocation> ptxLocation(mlir::Operation *op) {
   return std::nullopt;
 }
 
-/// The CUDA location of `op`, fused after the PTX one under `.loc`.
+/// The source (CUDA or Triton) location of `op`, fused after the PTX one
+/// under `.loc`.
 std::optional<SourceLocation> cudaLocation(mlir::Operation *op) {
-  auto fused = llvm::dyn_cast<mlir::FusedLoc>(op->getLoc());
-  if (!fused || fused.getLocations().size() < 2)
-    return std::nullopt;
-  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(fused.getLocations()[1]))
-    return toSource(file);
-  return std::nullopt;
+  return toSource(analysis::cudaLocation(op->getLoc()));
 }
 
 Verdict toVerdict(analysis::RequestStatus status) {

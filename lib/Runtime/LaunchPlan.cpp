@@ -4,6 +4,10 @@
 // or `workspace`. Words are separated by whitespace outside parentheses, so
 // expressions may hold spaces only inside parentheses. A wrong line is
 // reported and the next one read, so every mistake is found in one pass.
+// A Triton submission writes the same statements as `# @ptxbench` lines,
+// with `num_warps`/`num_stages` on its one kernel line and `constexpr`
+// lines for its constexpr parameters; what Triton decides (the block, the
+// shared memory, a tensor map's swizzle) it may not give.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +16,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
 
 using namespace llvm;
 using namespace ptxbench::runtime;
@@ -81,17 +87,31 @@ Expected<std::vector<Word>> split(StringRef text, unsigned col,
   return words;
 }
 
+} // namespace
+
+bool ptxbench::runtime::isTritonSource(StringRef fileName) {
+  return fileName.ends_with(".py");
+}
+
+namespace {
+
 class PlanParser {
 public:
-  PlanParser(StringRef fileName) { plan.file = fileName.str(); }
+  PlanParser(StringRef fileName) {
+    plan.file = fileName.str();
+    plan.triton = isTritonSource(fileName);
+  }
 
   Error parseLine(StringRef body, SourceLoc loc) {
     auto words = split(body, loc.col, loc);
     if (!words)
       return words.takeError();
     if (words->empty())
-      return makeError(loc, "empty @ptxbench line; expected kernel, args, "
-                            "tensormap or workspace");
+      return makeError(loc, plan.triton
+                                ? "empty @ptxbench line; expected kernel, "
+                                  "args, constexpr, tensormap or workspace"
+                                : "empty @ptxbench line; expected kernel, "
+                                  "args, tensormap or workspace");
     Word keyword = words->front();
     SourceLoc kwLoc = loc.withCol(keyword.col);
     if (keyword.text == "kernel") {
@@ -110,22 +130,42 @@ public:
       return parseArgs(body.substr(off), loc.withCol(loc.col + off),
                        plan.kernels.back());
     }
+    if (keyword.text == "constexpr") {
+      if (kernelFailed)
+        return Error::success();
+      if (!plan.triton)
+        return makeError(kwLoc, "'constexpr' lines are for Triton answers "
+                                "(.py); a CUDA kernel takes its constants "
+                                "as template arguments or literals");
+      if (plan.kernels.empty())
+        return makeError(kwLoc, "'constexpr' before any 'kernel' line");
+      return parseConstexprs(ArrayRef<Word>(*words).drop_front(), loc,
+                             plan.kernels.back());
+    }
     if (keyword.text == "tensormap")
       return parseTensorMap(*words, kwLoc);
     if (keyword.text == "workspace")
       return parseWorkspace(*words, kwLoc);
     return makeError(kwLoc, "unknown statement '" + keyword.text +
-                                "'; expected kernel, args, tensormap or "
-                                "workspace");
+                                (plan.triton
+                                     ? "'; expected kernel, args, constexpr, "
+                                       "tensormap or workspace"
+                                     : "'; expected kernel, args, tensormap "
+                                       "or workspace"));
   }
 
   /// The plan, or every mistake found in it (`errors`, from the lines,
   /// and the ones only the whole plan shows), in the order of the file.
   Expected<LaunchPlan> finish(SourceLoc fileLoc, Error errors) {
     if (plan.kernels.empty() && !errors && !kernelFailed)
-      return makeError(fileLoc, "no launch plan: expected at least one "
-                                "'// @ptxbench kernel NAME grid=... "
-                                "block=...' line (see docs/launch-plan.md)");
+      return makeError(fileLoc,
+                       plan.triton
+                           ? "no launch plan: expected a '# @ptxbench kernel "
+                             "NAME grid=... num_warps=N' line (see "
+                             "docs/triton.md)"
+                           : "no launch plan: expected at least one "
+                             "'// @ptxbench kernel NAME grid=... "
+                             "block=...' line (see docs/launch-plan.md)");
     for (const KernelDecl &k : plan.kernels)
       if (!k.hasArgs)
         errors = joinErrors(
@@ -219,15 +259,152 @@ private:
     return Error::success();
   }
 
+  /// Marks the flag of `key` among `keys`; an error when it is not one of
+  /// them or was given before.
+  Error markKey(const Word &key, const SourceLoc &loc,
+                ArrayRef<std::pair<StringRef, bool *>> keys) {
+    for (const auto &[name, seen] : keys)
+      if (key.text == name) {
+        if (*seen)
+          return makeError(loc, "'" + key.text + "' given twice");
+        *seen = true;
+        return Error::success();
+      }
+    std::vector<StringRef> names;
+    for (const auto &entry : keys)
+      names.push_back(entry.first);
+    std::string expected = join(ArrayRef(names).drop_back(), ", ") + " or " +
+                           names.back().str();
+    return makeError(loc, "unknown kernel key '" + key.text + "'; expected " +
+                              expected);
+  }
+
+  /// A small integer literal `value` in [lo, hi].
+  Expected<unsigned> parseCount(const Word &value, const SourceLoc &loc,
+                                StringRef key, unsigned lo, unsigned hi) {
+    unsigned n = 0;
+    if (value.text.getAsInteger(10, n) || n < lo || n > hi)
+      return makeError(loc.withCol(value.col),
+                       key + " must be an integer from " + Twine(lo) +
+                           " to " + Twine(hi) + ", got '" + value.text + "'");
+    return n;
+  }
+
+  /// `kernel NAME grid=DIMS [num_warps=N] [num_stages=N]` of a Triton plan.
+  Error parseTritonKernel(ArrayRef<Word> words, const SourceLoc &loc,
+                          KernelDecl &k) {
+    TritonLaunch launch;
+    bool hasGrid = false, hasWarps = false, hasStages = false;
+    for (const Word &w : words.drop_front(2)) {
+      auto kv = keyValue(w, loc);
+      if (!kv)
+        return kv.takeError();
+      auto [key, value] = *kv;
+      SourceLoc keyLoc = loc.withCol(key.col);
+      if (key.text == "block" || key.text == "smem" || key.text == "cluster")
+        return makeError(keyLoc,
+                         "'" + key.text + "' is Triton's to decide: a Triton "
+                         "kernel runs 32*num_warps threads per program with "
+                         "the shared memory its compiler allocates, without "
+                         "clusters; give grid, num_warps and num_stages");
+      if (Error err = markKey(key, keyLoc,
+                              {{"grid", &hasGrid},
+                               {"num_warps", &hasWarps},
+                               {"num_stages", &hasStages}}))
+        return err;
+      if (key.text == "grid") {
+        if (Error err = parseDims(value, loc, k.grid, key.text))
+          return err;
+      } else if (key.text == "num_warps") {
+        auto n = parseCount(value, loc, "num_warps", 1, 32);
+        if (!n)
+          return n.takeError();
+        if (*n & (*n - 1))
+          return makeError(loc.withCol(value.col),
+                           "num_warps must be a power of two (1 to 32), got " +
+                               Twine(*n));
+        launch.numWarps = *n;
+      } else {
+        // Past a handful of stages the pipeliner only burns compile time
+        // and shared memory.
+        auto n = parseCount(value, loc, "num_stages", 1, 8);
+        if (!n)
+          return n.takeError();
+        launch.numStages = *n;
+      }
+    }
+    if (!hasGrid)
+      return makeError(k.loc, "kernel '" + k.name + "' needs grid=...");
+    if (!plan.kernels.empty())
+      return makeError(k.loc, "a Triton answer launches one kernel; '" +
+                                  plan.kernels.front().name +
+                                  "' is declared already");
+    for (Expr &e : k.block)
+      e = Expr::constant(1);
+    for (Expr &e : k.cluster)
+      e = Expr::constant(1);
+    k.triton = std::move(launch);
+    plan.kernels.push_back(std::move(k));
+    return Error::success();
+  }
+
+  /// `NAME=VALUE ...` of a `constexpr` line: integers (constant
+  /// expressions), floats, True or False.
+  Error parseConstexprs(ArrayRef<Word> words, const SourceLoc &loc,
+                        KernelDecl &k) {
+    if (words.empty())
+      return makeError(loc, "expected 'constexpr NAME=VALUE ...'");
+    for (const Word &w : words) {
+      auto kv = keyValue(w, loc);
+      if (!kv)
+        return kv.takeError();
+      auto [key, value] = *kv;
+      SourceLoc keyLoc = loc.withCol(key.col), at = loc.withCol(value.col);
+      if (Error err = declare(key.text, keyLoc, "constexpr"))
+        return err;
+      for (const ConstexprDecl &c : k.triton->constexprs)
+        if (c.name == key.text)
+          return makeError(keyLoc, "constexpr '" + key.text + "' given twice");
+      ConstexprDecl c{key.text.str(), keyLoc, nullptr};
+      double real = 0;
+      if (value.text == "True" || value.text == "False") {
+        c.value = value.text == "True";
+      } else if (value.text.find_first_of(".eE") != StringRef::npos &&
+                 !value.text.getAsDouble(real) && std::isfinite(real)) {
+        c.value = real;
+      } else {
+        auto e = Expr::parse(value.text, at);
+        if (!e)
+          return e.takeError();
+        if (!e->names().empty())
+          return makeError(at, "constexpr '" + key.text + "' must be a "
+                               "constant (it is compiled once for every "
+                               "workload); '" + e->names().front() +
+                               "' is a name");
+        auto v = e->evaluate({});
+        if (!v)
+          return v.takeError();
+        c.value = *v;
+      }
+      k.triton->constexprs.push_back(std::move(c));
+    }
+    return Error::success();
+  }
+
   Error parseKernel(ArrayRef<Word> words, const SourceLoc &loc) {
     if (words.size() < 2)
-      return makeError(loc, "expected 'kernel NAME grid=... block=...'");
+      return makeError(loc, plan.triton
+                                ? "expected 'kernel NAME grid=... "
+                                  "num_warps=N'"
+                                : "expected 'kernel NAME grid=... block=...'");
     KernelDecl k;
     k.name = words[1].text.str();
     k.loc = loc.withCol(words[1].col);
     if (Error err = declare(k.name, k.loc, "kernel"))
       return err;
     k.smem = Expr::constant(0);
+    if (plan.triton)
+      return parseTritonKernel(words, loc, k);
     bool hasGrid = false, hasBlock = false, hasSmem = false;
     for (const Word &w : words.drop_front(2)) {
       auto kv = keyValue(w, loc);
@@ -235,18 +412,12 @@ private:
         return kv.takeError();
       auto [key, value] = *kv;
       SourceLoc keyLoc = loc.withCol(key.col);
-      bool *seen = key.text == "grid"      ? &hasGrid
-                   : key.text == "block"   ? &hasBlock
-                   : key.text == "cluster" ? &k.hasCluster
-                   : key.text == "smem"    ? &hasSmem
-                                           : nullptr;
-      if (!seen)
-        return makeError(keyLoc, "unknown kernel key '" + key.text +
-                                     "'; expected grid, block, cluster or "
-                                     "smem");
-      if (*seen)
-        return makeError(keyLoc, "'" + key.text + "' given twice");
-      *seen = true;
+      if (Error err = markKey(key, keyLoc,
+                              {{"grid", &hasGrid},
+                               {"block", &hasBlock},
+                               {"cluster", &k.hasCluster},
+                               {"smem", &hasSmem}}))
+        return err;
       if (key.text == "smem") {
         auto e = Expr::parse(value.text, loc.withCol(value.col));
         if (!e)
@@ -347,6 +518,13 @@ private:
         if (!list)
           return list.takeError();
         m.box = *list;
+      } else if (plan.triton &&
+                 (key.text == "swizzle" || key.text == "interleave" ||
+                  key.text == "l2")) {
+        return makeError(loc.withCol(key.col),
+                         "'" + key.text + "' is Triton's to decide: it "
+                         "encodes a descriptor's swizzle from the kernel's "
+                         "shared-memory layout (give tensor, box and oob)");
       } else if (key.text == "swizzle") {
         if (Error e = parseEnum<Swizzle>(value, loc, "swizzle",
                                          {{"none", Swizzle::None},
@@ -386,6 +564,15 @@ private:
       return makeError(m.loc, "tensormap '" + m.name + "' needs tensor=NAME");
     if (m.box.empty())
       return makeError(m.loc, "tensormap '" + m.name + "' needs box=(...)");
+    m.blockShape = plan.triton;
+    if (plan.triton)
+      for (const Expr &b : m.box)
+        if (!b.names().empty())
+          return makeError(b.loc(), "a Triton descriptor's box is its "
+                                    "block_shape, part of the kernel's "
+                                    "signature: a constant, not '" +
+                                    b.text() + "'");
+
     plan.tensorMaps.push_back(std::move(m));
     return Error::success();
   }
@@ -448,7 +635,7 @@ Expected<LaunchPlan> ptxbench::runtime::parseLaunchPlan(StringRef source,
     ++lineNo;
     line = line.rtrim("\r");
     StringRef t = line.ltrim();
-    if (t.consume_front("//")) {
+    if (t.consume_front(isTritonSource(fileName) ? "#" : "//")) {
       StringRef afterSlashes = t.ltrim();
       if (afterSlashes.starts_with(marker)) {
         StringRef body = afterSlashes.drop_front(marker.size());

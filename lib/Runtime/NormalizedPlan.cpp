@@ -34,7 +34,16 @@ std::string ptxbench::runtime::normalizedPlan(const LaunchPlan &plan) {
       os << " cluster=";
       printList(k.cluster, os);
     }
-    os << " smem=" << k.smem.canonical() << " args=[";
+    os << " smem=" << k.smem.canonical();
+    if (k.triton) {
+      os << " num_warps=" << k.triton->numWarps
+         << " num_stages=" << k.triton->numStages << " constexprs=[";
+      for (const ConstexprDecl &c : k.triton->constexprs)
+        os << (&c == k.triton->constexprs.data() ? "" : ",") << c.name << '='
+           << c.value;
+      os << ']';
+    }
+    os << " args=[";
     for (const PlanArg &a : k.args) {
       os << (&a == k.args.data() ? "" : ",") << a.value.canonical();
       if (a.type)

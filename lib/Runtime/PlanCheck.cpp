@@ -119,7 +119,14 @@ bool ptxbench::runtime::checkPlanOffline(
     const Task &task, ArrayRef<Workload> workloads, StringRef source,
     StringRef fileName, std::optional<ArrayRef<ModuleKernel>> kernels,
     RunResult &run) {
-  Expected<LaunchPlan> plan = parseLaunchPlan(source, fileName);
+  return checkPlanOffline(task, workloads, parseLaunchPlan(source, fileName),
+                          fileName, kernels, run);
+}
+
+bool ptxbench::runtime::checkPlanOffline(
+    const Task &task, ArrayRef<Workload> workloads, Expected<LaunchPlan> plan,
+    StringRef fileName, std::optional<ArrayRef<ModuleKernel>> kernels,
+    RunResult &run) {
   std::string parseError = plan ? "" : toString(plan.takeError());
   bool ok = true;
   run.workloads.clear();

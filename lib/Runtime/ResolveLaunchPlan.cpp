@@ -77,7 +77,8 @@ void resolveTensorMap(const TensorMapDecl &m, const Task &task,
     return mistakes.add(makeError(m.loc, "tensor maps have rank at most 5"));
   bool boxOk = true;
   for (const Expr &b : m.box) {
-    auto v = evalDim(b, params, "box size", 256);
+    auto v = evalDim(b, params, m.blockShape ? "block size" : "box size",
+                     m.blockShape ? 65536 : 256);
     boxOk &= bool(v);
     r.box.push_back(mistakes.take(std::move(v), uint32_t(1)));
   }

@@ -162,6 +162,8 @@ llvm::Error applyLandlock(const SandboxPolicy &policy, int abi,
     e = addAll(policy.writable, write);
   if (!e)
     e = addAll(policy.devices, device);
+  if (!e)
+    e = addAll(policy.executable, read | Execute);
   if (!e && syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
     e = llvm::createStringError(
         std::string("sandbox: landlock_restrict_self: ") + strerror(errno));
@@ -192,7 +194,7 @@ constexpr uint32_t nativeArch = 0;
 /// kernel's keyrings and modules, userfaultfd, and opening files by handle
 /// (which skips the path Landlock checks). TCP needs no call of its own:
 /// no socket of an IP family can be made.
-std::vector<long> deniedCalls() {
+std::vector<long> deniedCalls(const SandboxPolicy &policy) {
   std::vector<long> calls = {
       SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev,
       SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare,
@@ -212,8 +214,10 @@ std::vector<long> deniedCalls() {
                     SYS_open_tree})
     calls.push_back(call);
 #endif
-  calls.push_back(SYS_execve);
-  calls.push_back(SYS_execveat);
+  if (policy.executable.empty()) {
+    calls.push_back(SYS_execve);
+    calls.push_back(SYS_execveat);
+  }
   return calls;
 }
 
@@ -235,7 +239,7 @@ llvm::Error applySeccomp(const SandboxPolicy &policy, SandboxState &state) {
   jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
   stmt(BPF_RET | BPF_K, deny);
 #endif
-  for (long call : deniedCalls()) {
+  for (long call : deniedCalls(policy)) {
     jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(call), 0, 1);
     stmt(BPF_RET | BPF_K, deny);
   }

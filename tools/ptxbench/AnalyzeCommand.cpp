@@ -1,11 +1,13 @@
 //===- AnalyzeCommand.cpp - ptxbench analyze ------------------------------===//
 //
-// `ptxbench analyze FILE [--arch sm_90a] [--require wgmma,tma,...]
+// `ptxbench analyze FILE [--arch sm_90a] [--require wgmma,tma,...] [--task T]
 //  [--format text|json|sarif] [--sass] [-o OUT]`
 //
 // Does the kernel really use the requested architecture-specific
-// instructions? FILE is PTX, or CUDA C++ compiled in-process with NVRTC
-// (compile errors at their .cu lines). The module is imported, analyzed
+// instructions? FILE is PTX, CUDA C++ compiled with NVRTC (compile errors
+// at their .cu lines), or a Triton submission compiled against --task's
+// tensors (runtime::buildTriton; errors at their .py lines). The module is
+// imported, analyzed
 // (feature use and reachability, target checks, fallback patterns),
 // assembled with nvJitLink (resources, ptxas's performance warnings) and,
 // with --sass, checked in machine code. Exit status 0 when the analysis
@@ -17,6 +19,8 @@
 
 #include "ptxbench/Conversion/ImportPTX.h"
 #include "ptxbench/Report/BuildReport.h"
+#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Runtime/TritonPlan.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -38,7 +42,7 @@ enum class Format { Text, JSON, SARIF };
 cl::SubCommand analyzeCmd("analyze", "Check a kernel's use of requested "
                                      "architecture-specific instructions");
 cl::opt<std::string> input(cl::Positional, cl::Required,
-                           cl::desc("<file.ptx|file.cu>"), cl::sub(analyzeCmd));
+                           cl::desc("<file.ptx|file.cu|file.py>"), cl::sub(analyzeCmd));
 cl::opt<std::string>
     arch("arch",
          cl::desc("Target (sm_90a, sm_100a); default: the PTX's .target"),
@@ -79,9 +83,79 @@ int fail(const Twine &message, int status = cli::ExitUsage) {
   return cli::fail("analyze", message, status);
 }
 
-/// The PTX to analyze: the file itself, or NVRTC's output for a .cu file.
-/// Returns false after reporting compile errors at their .cu lines.
+cl::opt<std::string> task("task",
+                          cl::desc("The task a Triton (.py) submission is "
+                                   "compiled against (its tensors' types)"),
+                          cl::value_desc("name|dir"), cl::sub(analyzeCmd));
+cl::opt<std::string> tasksDir("tasks", cl::desc("The tasks folder"),
+                              cl::value_desc("dir"), cl::init("tasks"),
+                              cl::sub(analyzeCmd));
+
+/// Reports a compile's outcome at the source's lines; false (after saying
+/// `failure`) when it did not compile.
+bool reportCompile(bool ok, bool timedOut,
+                   ArrayRef<toolchain::CompilerMessage> messages,
+                   StringRef log, const Twine &failure) {
+  if (timedOut) {
+    fail("COMPILE_TIMEOUT: " + log, cli::ExitFailed);
+    return false;
+  }
+  for (const toolchain::CompilerMessage &message : messages)
+    errs() << message.location() << ": "
+           << (message.error ? "error: " : "warning: ") << message.text
+           << "\n";
+  if (ok)
+    return true;
+  if (messages.empty())
+    errs() << log << "\n";
+  fail(failure, cli::ExitFailed);
+  return false;
+}
+
+/// A Triton submission compiled against --task. Returns false after
+/// reporting why it did not compile.
+bool loadTriton(const MemoryBuffer &file, std::string &ptx) {
+  if (task.empty()) {
+    fail("a Triton submission needs --task (its kernel's signature comes "
+         "from the task's tensors)");
+    return false;
+  }
+  auto loaded = runtime::loadTask(cli::resolveTaskPath(task, tasksDir));
+  if (!loaded) {
+    fail(toString(loaded.takeError()));
+    return false;
+  }
+  toolchain::TritonLimits limits;
+  limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
+  limits.seconds = compileTimeout;
+  runtime::TritonBuild build =
+      runtime::buildTriton(file.getBuffer(), input, arch, *loaded, limits);
+  if (!build.planError.empty()) {
+    errs() << build.planError << "\n";
+    fail("PLAN_ERROR: the launch plan of '" + input + "' does not fit",
+         cli::ExitFailed);
+    return false;
+  }
+  const toolchain::CompiledTriton &c = build.compiled;
+  bool refused = c.stage == toolchain::TritonStage::Gate ||
+                 c.stage == toolchain::TritonStage::Refused;
+  if (!reportCompile(c.ok, c.timedOut, c.messages, c.log,
+                     "'" + input + "' " +
+                         (refused ? "is refused (" +
+                                        tritonStageName(c.stage).str() + ")"
+                                  : std::string("does not compile")) +
+                         " for " + arch))
+    return false;
+  ptx = c.ptx;
+  return true;
+}
+
+/// The PTX to analyze: the file itself, or NVRTC's output for a .cu file,
+/// or Triton's for a .py file. Returns false after reporting compile errors
+/// at their source lines.
 bool loadPTX(const MemoryBuffer &file, std::string &ptx) {
+  if (runtime::isTritonSource(input))
+    return loadTriton(file, ptx);
   if (!StringRef(input).ends_with(".cu")) {
     ptx = file.getBuffer().str();
     return true;
@@ -91,20 +165,10 @@ bool loadPTX(const MemoryBuffer &file, std::string &ptx) {
   limits.seconds = compileTimeout;
   toolchain::CompiledSource compiled =
       toolchain::compileCUDA(file.getBuffer(), input, arch, limits);
-  if (compiled.timedOut) {
-    fail("COMPILE_TIMEOUT: " + compiled.log, cli::ExitFailed);
+  if (!reportCompile(compiled.ok, compiled.timedOut, compiled.messages,
+                     compiled.log,
+                     "'" + input + "' does not compile for " + arch))
     return false;
-  }
-  for (const toolchain::CompilerMessage &message : compiled.messages)
-    errs() << message.location() << ": "
-           << (message.error ? "error: " : "warning: ") << message.text
-           << "\n";
-  if (!compiled.ok) {
-    if (compiled.messages.empty())
-      errs() << compiled.log << "\n";
-    fail("'" + input + "' does not compile for " + arch, cli::ExitFailed);
-    return false;
-  }
   ptx = std::move(compiled.ptx);
   return true;
 }
@@ -130,13 +194,17 @@ int runAnalyze() {
       return fail("--arch: " + toString(std::move(e)));
   if (StringRef(input).ends_with(".cu") && arch.empty())
     return fail("--arch is needed to compile CUDA C++");
+  if (runtime::isTritonSource(input) && arch.empty())
+    return fail("--arch is needed to compile Triton");
   std::string ptx;
   if (!loadPTX(*file, ptx))
     return cli::ExitFailed;
 
   // Import: errors are the user's, at file:line:col of the PTX.
-  std::string ptxName = StringRef(input).ends_with(".cu") ? input + ".ptx"
-                                                          : std::string(input);
+  std::string ptxName = StringRef(input).ends_with(".cu") ||
+                                runtime::isTritonSource(input)
+                            ? input + ".ptx"
+                            : std::string(input);
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(MemoryBuffer::getMemBuffer(ptx, ptxName),
                                SMLoc());

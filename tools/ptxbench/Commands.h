@@ -83,6 +83,9 @@ Command reportCommand();
 /// `ptxbench compile-cuda --arch A --name N IN.cu OUT.json` (internal: the
 /// child process that compiles under the compile limits).
 Command compileCommand();
+/// `ptxbench compile-triton --workdir D --python P --driver S` (internal:
+/// the child process a Triton submission compiles in).
+Command tritonCompileCommand();
 
 /// `ptxbench analyze-sample REQUEST.json OUTCOME.json` (internal: the child
 /// process in which eval runs one sample's static stage).

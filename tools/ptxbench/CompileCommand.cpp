@@ -1,16 +1,20 @@
-//===- CompileCommand.cpp - ptxbench compile-cuda (internal) --------------===//
+//===- CompileCommand.cpp - ptxbench compile-cuda, compile-triton ---------===//
 //
 // `ptxbench compile-cuda --arch A --name N [--memory-mb M] IN.cu OUT.json`:
 // the child process in which `run`, `analyze` and `eval` compile a
 // submission with NVRTC, so that the caller can stop it at the compile time
 // limit, its memory is limited and it runs sandboxed
-// (toolchain::runCompileChild).
+// (toolchain::runCompileChild). `ptxbench compile-triton --workdir D
+// --python P --driver S`: the same for a Triton submission, which becomes
+// the Python interpreter on ptxbench's driver once it has limited and
+// sandboxed itself (toolchain::runTritonCompileChild).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
 #include "ptxbench/Toolchain/CudaCompiler.h"
+#include "ptxbench/Toolchain/TritonCompiler.h"
 
 using namespace llvm;
 using namespace ptxbench;
@@ -43,6 +47,43 @@ int runCompile() {
                                     !compileNoIncludeCheck);
 }
 
+cl::SubCommand tritonCmd("compile-triton",
+                         "(internal) Compile a Triton submission in a "
+                         "process of its own, for run, analyze and eval");
+cl::opt<std::string> tritonWorkdir("workdir",
+                                   cl::desc("The compile's temporary folder"),
+                                   cl::Required, cl::sub(tritonCmd));
+cl::opt<std::string> tritonPython("python", cl::desc("The interpreter"),
+                                  cl::Required, cl::sub(tritonCmd));
+cl::opt<std::string> tritonDriver("driver",
+                                  cl::desc("ptxbench-triton.py"),
+                                  cl::Required, cl::sub(tritonCmd));
+cl::opt<uint64_t> tritonMemory("memory-mb",
+                               cl::desc("Data memory limit in MiB (0: none)"),
+                               cl::init(0), cl::sub(tritonCmd));
+cl::opt<unsigned> tritonCpu("cpu-seconds",
+                            cl::desc("CPU time limit in seconds (0: none)"),
+                            cl::init(0), cl::sub(tritonCmd));
+
+cl::opt<bool> tritonNoGate("no-gate",
+                           cl::desc("Leave out the driver's source check (a "
+                                    "test of the layers behind it)"),
+                           cl::Hidden, cl::sub(tritonCmd));
+cl::opt<bool> tritonNoHook("no-hook",
+                           cl::desc("Leave out the driver's audit hook (a "
+                                    "test of the sandbox)"),
+                           cl::Hidden, cl::sub(tritonCmd));
+
+int runTritonCompile() {
+  return toolchain::runTritonCompileChild(tritonWorkdir, tritonPython,
+                                          tritonDriver, tritonMemory,
+                                          tritonCpu, !tritonNoGate,
+                                          !tritonNoHook);
+}
+
 } // namespace
 
 cli::Command cli::compileCommand() { return {compileCmd, runCompile}; }
+cli::Command cli::tritonCompileCommand() {
+  return {tritonCmd, runTritonCompile};
+}

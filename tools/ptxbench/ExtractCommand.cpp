@@ -49,7 +49,7 @@ int runExtract() {
   writeForTerminal(out->os(), code->code);
   out->keep();
   errs() << "extracted "
-         << (code->language == prompt::CodeLanguage::CUDA ? "CUDA C++" : "PTX")
+         << prompt::languageName(code->language)
          << " from line " << code->line << " of " << response << "\n";
   return 0;
 }

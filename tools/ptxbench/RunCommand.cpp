@@ -31,6 +31,7 @@
 #include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Runtime/TritonPlan.h"
 #include "ptxbench/Runtime/Worker.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -65,8 +66,8 @@ cl::opt<std::string> runTasksDir("tasks", cl::desc("The tasks folder"),
                                  cl::value_desc("dir"), cl::init("tasks"),
                                  cl::sub(runCmd));
 cl::opt<std::string> runSolution("solution",
-                                 cl::desc("The submission (.cu or .ptx) with "
-                                          "its launch plan"),
+                                 cl::desc("The submission (.cu, .ptx or a "
+                                          "Triton .py) with its launch plan"),
                                  cl::value_desc("file"), cl::Required,
                                  cl::sub(runCmd));
 cl::opt<std::string>
@@ -138,7 +139,8 @@ cl::opt<std::string> runGpuLock(
 cl::opt<bool> runVerbose("verbose",
                           cl::desc("Also print where the run's time went "
                                    "(compile, set-up, inputs, references, "
-                                   "checks, timing, counted run, baseline)"),
+                                   "checks, timing, counted run, baseline) "
+                                   "and how a Triton kernel is launched"),
                           cl::sub(runCmd));
 cl::opt<bool> runCheckOnly("check-only",
                            cl::desc("(internal) the checked trials only"),
@@ -156,6 +158,10 @@ cl::opt<std::string> runCompiledPtx(
              "--arch (eval's static stage), used instead of compiling again"),
     cl::Hidden, cl::sub(runCmd));
 cl::opt<std::string> runCubin("cubin", cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runTritonBuild("triton-build",
+                                    cl::desc("(internal) the Triton kernel's "
+                                             "compile metadata (JSON)"),
+                                    cl::Hidden, cl::sub(runCmd));
 cl::opt<std::string> runCountCubin("count-cubin", cl::Hidden,
                                    cl::sub(runCmd));
 cl::list<std::string> runCountFamilies("count-families", cl::Hidden,
@@ -333,7 +339,7 @@ int runRun() {
   StringRef source = (*buffer)->getBuffer();
 
   if (runWorkerMode) {
-    auto plan = parseLaunchPlan(source, runSolution);
+    auto plan = submissionPlan(source, runSolution, *task, runTritonBuild);
     if (!plan) {
       consumeError(plan.takeError());
       return 2; // the parent checked it already
@@ -401,11 +407,58 @@ int runRun() {
   }
   run.arch = arch;
 
-  // Compile once, here, under the compile limits (NVRTC needs no GPU); the
-  // plan check, the worker and the feature counts use this PTX.
+  // Compile once, here, under the compile limits (NVRTC and Triton need no
+  // GPU); the plan check, the worker and the feature counts use this PTX.
   std::string ptx = source.str(), compileLog;
   std::optional<toolchain::CompiledSource> failed;
-  if (sys::path::extension(runSolution) != ".ptx" && !runCompiledPtx.empty()) {
+  // A Triton submission's plan is the one lowered from what Triton
+  // compiled (or the mistakes that kept it from being one).
+  std::optional<Expected<LaunchPlan>> tritonPlan;
+  TempPath tritonBuildFile;
+  if (isTritonSource(runSolution)) {
+    toolchain::TritonLimits limits;
+    limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
+    limits.seconds = runCompileTimeout;
+    TritonBuild build = buildTriton(source, runSolution, arch, *task, limits);
+    phase("compile (Triton)");
+    const toolchain::CompiledTriton &c = build.compiled;
+    run.compileSandbox = c.sandbox;
+    if (!build.planError.empty())
+      tritonPlan.emplace(createStringError(build.planError));
+    else if (build.lowered) {
+      if (runVerbose)
+        outs() << "the Triton kernel is launched as:\n"
+               << normalizedPlan(*build.lowered);
+      tritonPlan.emplace(std::move(*build.lowered));
+    }
+    if (c.ok) {
+      ptx = c.ptx;
+      if (!tritonBuildFile.create(
+              formatv("{0}", toolchain::toJSON(c.build)).str(), "json")) {
+        errs() << "ptxbench: cannot write a temporary file\n";
+        return 2;
+      }
+    } else if (build.planError.empty()) {
+      toolchain::CompiledSource f;
+      f.timedOut = c.timedOut;
+      for (const toolchain::CompilerMessage &m : c.messages)
+        f.log += m.location() + ": error: " + m.text + "\n";
+      if (c.stage == toolchain::TritonStage::Gate ||
+          c.stage == toolchain::TritonStage::Refused)
+        f.log = "refused (" + tritonStageName(c.stage).str() +
+                "): a Triton answer is @triton.jit kernels only, run by "
+                "nothing but the harness:\n" +
+                f.log;
+      if (c.messages.empty() || c.stage == toolchain::TritonStage::Compile)
+        f.log += c.log;
+      compileLog = StringRef(f.log).rtrim().str();
+      failed = std::move(f);
+    } else {
+      // Nothing compiled, for the plan's reasons: the plan check says so.
+      failed = toolchain::CompiledSource();
+    }
+  } else if (sys::path::extension(runSolution) != ".ptx" &&
+             !runCompiledPtx.empty()) {
     auto compiled = MemoryBuffer::getFile(runCompiledPtx);
     if (!compiled) {
       errs() << "ptxbench: cannot read " << runCompiledPtx << ": "
@@ -440,7 +493,9 @@ int runRun() {
       kernels = eval::moduleKernels(*module);
   }
   phase("import and plan check");
-  if (!checkPlanOffline(*task, *workloads, source, runSolution,
+  Expected<LaunchPlan> plan = tritonPlan ? std::move(*tritonPlan)
+                                         : parseLaunchPlan(source, runSolution);
+  if (!checkPlanOffline(*task, *workloads, std::move(plan), runSolution,
                         kernels
                             ? std::optional<ArrayRef<ModuleKernel>>(*kernels)
                             : std::nullopt,
@@ -453,8 +508,9 @@ int runRun() {
     for (WorkloadResult &r : run.workloads) {
       r.status =
           failed->timedOut ? Status::CompileTimeout : Status::CompileError;
-      r.message = failed->timedOut
-                      ? compileLog
+      r.message = failed->timedOut ? compileLog
+                  : isTritonSource(runSolution)
+                      ? "Triton (" + arch + ") failed:\n" + compileLog
                       : "NVRTC (" + arch + ") failed:\n" + compileLog;
       r.compileLog = compileLog;
     }
@@ -572,6 +628,8 @@ int runRun() {
     options.argv.push_back("--ptx=" + ptxFile.path);
   if (!cubinFile.path.empty())
     options.argv.push_back("--cubin=" + cubinFile.path);
+  if (!tritonBuildFile.path.empty())
+    options.argv.push_back("--triton-build=" + tritonBuildFile.path);
   Instrumented counted;
   TempPath countedCubin;
   if (!runNoCounts) {

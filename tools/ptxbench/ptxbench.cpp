@@ -59,7 +59,8 @@ int main(int argc, char **argv) {
       cli::runCommand(),     cli::promptCommand(),  cli::feedbackCommand(),
       cli::tasksCommand(),   cli::evalCommand(),    cli::mergeCommand(),
       cli::reportCommand(),  cli::fixitCommand(),   cli::generateCommand(),
-      cli::compileCommand(), cli::analyzeSampleCommand()};
+      cli::compileCommand(), cli::tritonCompileCommand(),
+      cli::analyzeSampleCommand()};
 
   // The top level has no options of its own; llvm::cl's help for it would
   // list the LLVM libraries' hundreds, so the subcommands are listed here.

@@ -43,6 +43,10 @@ constexpr llvm::StringLiteral NoSolution = "no_solution";
 constexpr llvm::StringLiteral ExtractError = "extract_error";
 constexpr llvm::StringLiteral TaskError = "task_error";
 constexpr llvm::StringLiteral CompileError = "compile_error";
+/// A Triton answer refused before it compiled: host code, imports other
+/// than Triton's or autotuning in its source (nothing of it ran), or a
+/// program, socket or write outside its folder tried while it ran.
+constexpr llvm::StringLiteral Refused = "refused";
 constexpr llvm::StringLiteral ImportError = "import_error";
 constexpr llvm::StringLiteral Analyzed = "analyzed";
 /// The static analysis itself died on the sample (a signal, its time or
@@ -69,7 +73,7 @@ struct SampleRecord {
   int64_t id = 0; // the store's row id (0 before it is stored)
   SampleKey key;
   std::string solutionPath;
-  std::string language; // "cu" or "ptx"
+  std::string language; // "cu", "ptx" or "py" (Triton)
   std::string code;
   std::string canonicalHash; // empty when the code did not import
   std::string arch, shapes;

@@ -2,7 +2,7 @@
 //
 // The part of `ptxbench eval` that needs no GPU: load the sample's code
 // (the solution file, or the code block of the model's response), compile
-// CUDA C++ with NVRTC, import the PTX, hash its canonical form, and build
+// CUDA C++ with NVRTC or Triton against the task, import the PTX, hash its canonical form, and build
 // the analysis report against the task's requested families. prepare()
 // stops after the hash so identical samples can share one analysis.
 // Each evaluator owns its MLIRContext: use one per thread.
@@ -34,6 +34,9 @@ struct StaticOptions {
   /// How .cu samples are compiled: NVRTC in a child process under a time
   /// and memory limit when `compileLimits.helper` is set.
   toolchain::CompileLimits compileLimits;
+  /// The task a Triton sample is compiled against (its kernel's signature
+  /// comes from the task's tensors); Triton samples need it.
+  const runtime::Task *task = nullptr;
 };
 
 /// Fills `record`'s code, language and solution path from `input`'s files.
@@ -65,8 +68,17 @@ public:
   llvm::ArrayRef<runtime::ModuleKernel> kernels() const;
   /// The PTX prepare() imported: NVRTC's output for a .cu sample.
   llvm::StringRef ptx() const;
+  /// The plan of the sample prepare() compiled: a Triton sample's lowered
+  /// plan (or the mistakes that kept it from being one), else the plan
+  /// parsed from the code.
+  llvm::Expected<runtime::LaunchPlan> plan(const SampleRecord &record) const;
+  /// A Triton sample's plan did not fit its kernel or the task (plan()
+  /// says how); it may have kept the kernel from compiling.
+  bool hasPlanError() const;
 
 private:
+  bool prepareTriton(SampleRecord &record, const StaticOptions &options);
+
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

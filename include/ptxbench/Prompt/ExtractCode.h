@@ -3,7 +3,8 @@
 // A model answers with prose and a fenced code block holding its
 // submission. extractCode() finds that block as answerContract, the
 // sentence the prompt states, says: among the fenced blocks in a recognized
-// language (cuda, cu, c++, cpp, ptx; untagged blocks only when no tagged
+// language (cuda, cu, c++, cpp, ptx, python, py, triton; untagged blocks
+// only when no tagged
 // one exists), the last that defines a kernel, or the last of them when
 // none does (a draft followed by the final version gives the final one;
 // snippets around it are explanation). It refuses with a clear message
@@ -23,7 +24,20 @@
 
 namespace ptxbench::prompt {
 
-enum class CodeLanguage { CUDA, PTX };
+/// CUDA C++ (with inline PTX), PTX, or Triton (Python with @triton.jit
+/// kernels).
+enum class CodeLanguage { CUDA, PTX, Triton };
+
+/// The word a sample's language is stored as: "cu", "ptx" or "py".
+llvm::StringRef languageWord(CodeLanguage language);
+/// The language of a stored word or a file name's extension ("cu", "x.cu",
+/// "py", ...); PTX for anything else.
+CodeLanguage languageOfWord(llvm::StringRef word);
+/// The fence tag a block in the language is written with ("cuda", "ptx",
+/// "python").
+llvm::StringRef fenceTag(CodeLanguage language);
+/// How people name it ("CUDA C++", "PTX", "Triton").
+llvm::StringRef languageName(CodeLanguage language);
 
 /// The largest answer read (a model's whole output at its longest token
 /// limit is a fraction of this), and the most fenced blocks in one.
@@ -35,9 +49,11 @@ struct ExtractedCode {
   std::string code;
   /// The 1-based line of the response where the code starts.
   unsigned line = 0;
-  /// The file extension for the language: ".cu" or ".ptx".
+  /// The file extension for the language: ".cu", ".ptx" or ".py".
   llvm::StringRef extension() const {
-    return language == CodeLanguage::CUDA ? ".cu" : ".ptx";
+    return language == CodeLanguage::CUDA     ? ".cu"
+           : language == CodeLanguage::Triton ? ".py"
+                                              : ".ptx";
   }
 };
 

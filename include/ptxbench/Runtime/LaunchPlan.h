@@ -20,6 +20,7 @@
 #include "ptxbench/Runtime/Expr.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <algorithm>
 #include <array>
@@ -44,6 +45,22 @@ struct PlanArg {
   SourceLoc loc;
 };
 
+/// A constexpr parameter's value in a Triton plan (`constexpr BLOCK=128`):
+/// an integer, a float or a bool.
+struct ConstexprDecl {
+  std::string name;
+  SourceLoc loc;
+  llvm::json::Value value = nullptr;
+};
+
+/// What a Triton kernel line gives besides the grid: its block is
+/// 32 * num_warps threads and its shared memory what Triton allocates, both
+/// known once it is compiled (lowerTritonPlan).
+struct TritonLaunch {
+  unsigned numWarps = 4, numStages = 3;
+  std::vector<ConstexprDecl> constexprs;
+};
+
 struct KernelDecl {
   std::string name;
   SourceLoc loc;
@@ -52,6 +69,8 @@ struct KernelDecl {
   Expr smem;
   std::vector<PlanArg> args;
   bool hasArgs = false;
+  /// Set for the kernel of a Triton plan.
+  std::optional<TritonLaunch> triton;
 };
 
 enum class Swizzle { None, B32, B64, B128 };
@@ -75,6 +94,10 @@ struct TensorMapDecl {
   Interleave interleave = Interleave::None;
   L2Promotion l2 = L2Promotion::None;
   OobFill oob = OobFill::Zero;
+  /// A Triton descriptor's block_shape, as written: Triton splits a block
+  /// into boxes of its choosing (lowerTritonPlan puts them here), so a
+  /// size may pass 256.
+  bool blockShape = false;
 };
 
 struct WorkspaceDecl {
@@ -86,6 +109,10 @@ struct WorkspaceDecl {
 
 struct LaunchPlan {
   std::string file;
+  /// Written in a Triton submission (`# @ptxbench` lines of a .py file):
+  /// one kernel, with num_warps, num_stages and constexprs instead of a
+  /// block and shared memory.
+  bool triton = false;
   std::vector<KernelDecl> kernels;
   std::vector<TensorMapDecl> tensorMaps;
   std::vector<WorkspaceDecl> workspaces;
@@ -95,9 +122,14 @@ struct LaunchPlan {
 /// real plan has a few hundred).
 constexpr size_t kMaxPlanBytes = size_t(64) << 10;
 
-/// Reads every `// @ptxbench` line of `source`, refusing the plan past
-/// kMaxPlanBytes. The error holds every
-/// mistake of the plan, one `file:line:col: error: ...` line each.
+/// Whether `fileName` names a Triton submission (`.py`), whose plan lines
+/// are `# @ptxbench` comments.
+bool isTritonSource(llvm::StringRef fileName);
+
+/// Reads every `// @ptxbench` line of `source` (`# @ptxbench` when
+/// `fileName` is a Triton submission), refusing the plan past
+/// kMaxPlanBytes. The error holds every mistake of the plan, one
+/// `file:line:col: error: ...` line each.
 llvm::Expected<LaunchPlan> parseLaunchPlan(llvm::StringRef source,
                                            llvm::StringRef fileName);
 
@@ -192,6 +224,13 @@ struct Workload;
 /// run; returns whether the plan is fine for all of them.
 bool checkPlanOffline(const Task &task, llvm::ArrayRef<Workload> workloads,
                       llvm::StringRef source, llvm::StringRef fileName,
+                      std::optional<llvm::ArrayRef<ModuleKernel>> kernels,
+                      RunResult &run);
+/// As above for a plan already parsed (or lowered from a Triton plan), or
+/// the error that says why there is none.
+bool checkPlanOffline(const Task &task, llvm::ArrayRef<Workload> workloads,
+                      llvm::Expected<LaunchPlan> plan,
+                      llvm::StringRef fileName,
                       std::optional<llvm::ArrayRef<ModuleKernel>> kernels,
                       RunResult &run);
 

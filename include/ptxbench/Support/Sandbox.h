@@ -7,7 +7,8 @@
 // kernel's Landlock has it, denies every TCP bind and connect, abstract
 // UNIX sockets and signals outside the process; a seccomp filter then
 // refuses sockets of any family but AF_UNIX (or all of them), ptrace and
-// the other process-inspection calls, new program images (execve), new
+// the other process-inspection calls, new program images (execve; unless
+// the policy names programs it may start, which Landlock then limits), new
 // namespaces and mounts, io_uring (whose requests seccomp cannot see), BPF
 // and kernel keyrings. Both are inherited by any process it starts and
 // cannot be lifted.
@@ -57,6 +58,10 @@ struct SandboxPolicy {
   std::vector<std::string> writable;
   /// Device nodes (or folders of them): read, write and ioctl.
   std::vector<std::string> devices;
+  /// Programs the process may start (read and execute). With none,
+  /// execve is refused outright (seccomp); with some, Landlock alone
+  /// decides, so without Landlock any program could start.
+  std::vector<std::string> executable;
   /// AF_UNIX sockets (the CUDA driver may talk to its daemons through
   /// them); every other family is refused either way.
   bool unixSockets = false;

@@ -337,6 +337,8 @@ LogicalResult Importer::parseVarDecl() {
 LogicalResult Importer::parseLoc() {
   sawLoc = true;
   Token start = tok;
+  // Read before the lexer moves past this line's comments.
+  bool inInlineAsm = lexer.inInlineAsm();
   advance();
   FailureOr<int64_t> file = parseInteger("a file index after .loc", 0, kMaxI32);
   if (failed(file))
@@ -363,10 +365,32 @@ LogicalResult Importer::parseLoc() {
                 builder.getI32IntegerAttr(*line),
                 builder.getI32IntegerAttr(*column),
                 builder.getStringAttr(rest));
+  // Inside inline assembly LLVM numbers the assembly's lines from the
+  // statement's: the statement's own `.loc` before it stays the source.
+  if (inInlineAsm)
+    return success();
   if (StringAttr path = files.lookup(*file))
     sourceLoc = FileLineColLoc::get(path, *line, *column);
   else
     sourceLoc.reset();
+  // Code inlined from another function (`inlined_at F L C`): the call site
+  // too, so findings can name the line the submission wrote (Triton's
+  // library and the toolkit's headers are inlined into it).
+  if (sourceLoc) {
+    size_t at = rest.find("inlined_at");
+    if (at != StringRef::npos) {
+      SmallVector<StringRef, 4> words;
+      rest.drop_front(at + sizeof("inlined_at") - 1)
+          .split(words, ' ', -1, /*KeepEmpty=*/false);
+      unsigned f = 0, l = 0, c = 0;
+      if (words.size() >= 3 && !words[0].getAsInteger(10, f) &&
+          !words[1].getAsInteger(10, l) &&
+          !words[2].trim(",").getAsInteger(10, c))
+        if (StringAttr callerPath = files.lookup(f))
+          sourceLoc = CallSiteLoc::get(
+              *sourceLoc, FileLineColLoc::get(callerPath, l, c));
+    }
+  }
   return success();
 }
 

@@ -42,8 +42,14 @@ void Lexer::skipSpaceAndComments() {
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
       ++cur;
     } else if (c == '/' && cur + 1 < end && cur[1] == '/') {
+      const char *start = cur;
       while (cur < end && *cur != '\n')
         ++cur;
+      llvm::StringRef comment(start, cur - start);
+      if (comment.starts_with("// begin inline asm"))
+        inlineAsm = true;
+      else if (comment.starts_with("// end inline asm"))
+        inlineAsm = false;
     } else if (c == '/' && cur + 1 < end && cur[1] == '*') {
       const char *close = cur + 2;
       while (close + 1 < end && !(close[0] == '*' && close[1] == '/'))

@@ -53,6 +53,11 @@ public:
   void skipTo(const char *pos);
   unsigned currentLine() const { return line; }
   unsigned currentColumn() const { return cur - lineStart + 1; }
+  /// Between the `// begin inline asm` and `// end inline asm` comments
+  /// LLVM's NVPTX back end writes around inline assembly (as of the last
+  /// comment skipped): its `.loc` lines there count the assembly's own
+  /// lines, not the source's.
+  bool inInlineAsm() const { return inlineAsm; }
 
 private:
   void skipSpaceAndComments();
@@ -62,6 +67,7 @@ private:
   const char *end;
   const char *lineStart;
   unsigned line = 1;
+  bool inlineAsm = false;
 };
 
 } // namespace ptxbench::ptximport

@@ -1,0 +1,182 @@
+//===- TritonChild.cpp - The Triton compile child closes itself off -------===//
+//
+// `ptxbench compile-triton` is the process the Triton driver runs in. Before
+// it becomes the Python interpreter (execve keeps its limits and its
+// sandbox), it limits its data memory, CPU time, file sizes, open files and
+// core dumps, replaces its environment with a handful of variables that
+// point Triton at its temporary folder (nothing of the caller's, so no API
+// key reaches a submission), changes to that folder and sandboxes itself:
+// the interpreter's installation, the system's libraries and the toolkit
+// readable, the folder writable, the interpreter the only program it may
+// start, no network.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptxbench/Toolchain/TritonCompiler.h"
+
+#include "ptxbench/Support/ChildProcess.h"
+#include "ptxbench/Support/Sandbox.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace ptxbench;
+using namespace ptxbench::toolchain;
+using llvm::StringRef;
+
+namespace {
+
+void limit(int resource, rlim_t value) {
+  rlimit l;
+  l.rlim_cur = l.rlim_max = value;
+  setrlimit(resource, &l);
+}
+
+/// The folders an interpreter at `python` reads its standard library and
+/// packages from: the installation above its bin/ folder, for the path as
+/// given (a virtual environment) and for its real path.
+std::vector<std::string> pythonTrees(StringRef python) {
+  std::vector<std::string> trees;
+  auto add = [&](StringRef exe) {
+    StringRef bin = llvm::sys::path::parent_path(exe);
+    StringRef prefix = llvm::sys::path::parent_path(bin);
+    if (!prefix.empty() && prefix != "/" &&
+        std::find(trees.begin(), trees.end(), prefix.str()) == trees.end())
+      trees.push_back(prefix.str());
+  };
+  add(python);
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(python, real))
+    add(real);
+  return trees;
+}
+
+/// The program interpreter (the dynamic loader) a 64-bit ELF executable
+/// names; empty when it names none or is not one. The kernel opens it for
+/// execution too, so the sandbox must let it.
+std::string elfInterpreter(StringRef path) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return "";
+  StringRef bytes = (*file)->getBuffer();
+  auto read = [&](uint64_t at, unsigned size) -> uint64_t {
+    uint64_t v = 0;
+    if (at + size > bytes.size())
+      return 0;
+    std::memcpy(&v, bytes.data() + at, size);
+    return v;
+  };
+  if (!bytes.starts_with("\x7f" "ELF") || bytes.size() < 64 || bytes[4] != 2)
+    return "";
+  uint64_t phoff = read(32, 8), entry = read(54, 2), count = read(56, 2);
+  for (uint64_t i = 0; i < count && entry >= 56; ++i) {
+    uint64_t ph = phoff + i * entry;
+    if (read(ph, 4) != 3) // PT_INTERP
+      continue;
+    uint64_t offset = read(ph + 8, 8), size = read(ph + 32, 8);
+    if (!size || offset + size > bytes.size())
+      return "";
+    return bytes.substr(offset, size).rtrim('\0').str();
+  }
+  return "";
+}
+
+/// Writes `why` as the driver's result, so the parent can say it.
+int failWith(StringRef workdir, const std::string &why) {
+  llvm::SmallString<128> path(workdir);
+  llvm::sys::path::append(path, "result.json");
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (!ec)
+    os << llvm::json::Value(llvm::json::Object{
+        {"ok", false}, {"stage", "child"}, {"log", why}});
+  return 1;
+}
+
+} // namespace
+
+int ptxbench::toolchain::runTritonCompileChild(StringRef workdir,
+                                               StringRef python,
+                                               StringRef driver,
+                                               uint64_t memoryMB,
+                                               unsigned cpuSeconds,
+                                               bool gate, bool hook) {
+  support::setChildMemoryLimit(memoryMB);
+  if (cpuSeconds)
+    limit(RLIMIT_CPU, cpuSeconds);
+  limit(RLIMIT_FSIZE, rlim_t(512) << 20);
+  limit(RLIMIT_CORE, 0);
+  limit(RLIMIT_NOFILE, 256);
+  if (chdir(workdir.str().c_str()) != 0)
+    return failWith(workdir, std::string("cannot change to the temporary "
+                                         "folder: ") +
+                                 std::strerror(errno));
+
+  auto mode = sandboxModeFromEnvironment();
+  if (!mode)
+    return failWith(workdir, llvm::toString(mode.takeError()));
+  SandboxPolicy policy;
+  policy.readable = pythonTrees(python);
+  policy.readable.push_back(driver.str());
+  for (std::string &path : systemLibraryPaths())
+    policy.readable.push_back(std::move(path));
+  for (std::string &dir : toolkitIncludeDirs())
+    policy.readable.push_back(std::move(dir));
+  // What an interpreter reads at start-up and Triton's LLVM asks of the
+  // machine (its processors), all read-only.
+  for (const char *path : {"/proc/self", "/sys/devices/system/cpu",
+                           "/proc/cpuinfo", "/proc/meminfo", "/dev/null",
+                           "/dev/urandom", "/etc/localtime",
+                           "/usr/share/zoneinfo"})
+    policy.readable.push_back(path);
+  policy.writable = {workdir.str()};
+  policy.executable = {python.str()};
+  if (std::string loader = elfInterpreter(python); !loader.empty())
+    policy.executable.push_back(loader);
+  auto state = applySandbox(policy, *mode);
+  if (!state)
+    return failWith(workdir, "the compiler's sandbox: " +
+                                 llvm::toString(state.takeError()));
+
+  std::string home = workdir.str();
+  std::vector<std::string> env = {
+      "HOME=" + home,
+      "TMPDIR=" + home,
+      "TRITON_HOME=" + home,
+      "TRITON_CACHE_DIR=" + home + "/cache",
+      "TRITON_DEFAULT_FP_FUSION=1",
+      // Triton asks ptxas for its version to key its cache; it is told
+      // instead, so that it never starts a program.
+      "TRITON_MOCK_PTX_VERSION=ptxbench " + nvrtcVersion(),
+      "PATH=/usr/bin:/bin",
+      "LANG=C.UTF-8",
+      "PYTHONDONTWRITEBYTECODE=1",
+      "PTXBENCH_TRITON_SANDBOX=" + state->describe()};
+  std::vector<char *> envp;
+  for (std::string &e : env)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string exe = python.str(), script = driver.str();
+  std::string request = home + "/request.json", result = home + "/result.json";
+  std::string isolated = "-I";
+  std::string noGate = "--no-gate", noHook = "--no-hook";
+  std::vector<char *> argv = {exe.data(), isolated.data(), script.data(),
+                              request.data(), result.data()};
+  if (!gate)
+    argv.push_back(noGate.data());
+  if (!hook)
+    argv.push_back(noHook.data());
+  argv.push_back(nullptr);
+  execve(exe.c_str(), argv.data(), envp.data());
+  return failWith(workdir, "cannot start " + exe + ": " +
+                               std::strerror(errno));
+}
