@@ -8,6 +8,8 @@
 
 #include "ptxbench/Client/Embedded.h"
 
+#include "ptxbench/Prompt/ExtractCode.h"
+
 #include "ptxbench/Support/JSON.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -88,7 +90,8 @@ static bool servesTask(StringRef dir, StringRef task) {
 
 std::vector<std::string> ptxbench::client::corpusSolutions(StringRef tasksDir,
                                                            StringRef task,
-                                                           StringRef arch) {
+                                                           StringRef arch,
+                                                           bool triton) {
   // The task's own solutions, and the corpora whose manifests serve it.
   std::vector<std::string> dirs;
   llvm::SmallString<256> own(tasksDir);
@@ -109,8 +112,9 @@ std::vector<std::string> ptxbench::client::corpusSolutions(StringRef tasksDir,
     for (fs::directory_iterator it(dir, ec), end; it != end && !ec;
          it.increment(ec)) {
       StringRef name = path::filename(it->path());
-      if ((name.ends_with(".cu") || name.ends_with(".ptx")) &&
-          !skip.count(name.str()))
+      bool language = triton ? name.ends_with(".py")
+                             : name.ends_with(".cu") || name.ends_with(".ptx");
+      if (language && !skip.count(name.str()))
         files.push_back(it->path());
     }
   }
@@ -125,10 +129,11 @@ Outcome ptxbench::client::embeddedAnswer(const ModelConfig &model,
   c.finishReason = "stop";
   if (model.provider == Provider::Corpus) {
     std::vector<std::string> files =
-        corpusSolutions(q.tasksDir, q.task, q.arch);
+        corpusSolutions(q.tasksDir, q.task, q.arch, q.triton);
     if (files.empty())
-      return fail("corpus: task '" + q.task + "' has no solutions for " +
-                  q.arch + " (" + q.tasksDir + "/" + q.task +
+      return fail("corpus: task '" + q.task + "' has no " +
+                  (q.triton ? "Triton " : "") + "solutions for " + q.arch +
+                  " (" + q.tasksDir + "/" + q.task +
                   "/solutions, or a corpus whose manifest lists the task)");
     std::string key = q.sampleId + "/" + std::to_string(q.turn) + "/" +
                       std::to_string(q.seed);
@@ -142,10 +147,10 @@ Outcome ptxbench::client::embeddedAnswer(const ModelConfig &model,
     if (!code)
       return fail("corpus: cannot read '" + file + "'");
     StringRef name = path::filename(file);
-    bool ptx = name.ends_with(".ptx");
     c.text = "Here is a submission for `" + q.task + "` on " + q.arch +
              " (from the solution corpus: `" + name.str() + "`).\n\n```" +
-             (ptx ? "ptx" : "cuda") + "\n" + *code +
+             prompt::fenceTag(prompt::languageOfWord(name)).str() + "\n" +
+             *code +
              (StringRef(*code).ends_with("\n") ? "" : "\n") + "```\n";
     c.requestId = "corpus:" + name.str();
     return c;

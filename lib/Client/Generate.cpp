@@ -145,6 +145,7 @@ Error Generator::prepare() {
       prompt::PromptOptions po;
       po.arch = options.arch;
       po.context = *level;
+      po.language = options.language;
       auto built = prompt::buildPrompt(*loaded, po);
       if (!built)
         return built.takeError();

@@ -175,7 +175,8 @@ void Generator::start(Sample &s, double cost, double tokens) {
   if (config.embedded()) {
     EmbeddedQuery q{
         options.tasksDir,        options.arch, s.context, s.task, s.id, turn,
-        options.seed.value_or(0)};
+        options.seed.value_or(0),
+        options.language == prompt::AnswerLanguage::Triton};
     auto t0 = Clock::now();
     Outcome outcome = embeddedAnswer(config, q);
     s.state = State::InFlight;

@@ -175,7 +175,9 @@ EvalResult Generator::evaluate(Sample *s, unsigned turn) {
   std::string gpu;
   if (gpus)
     so.gpus = {gpu = gpus->acquire()};
-  TurnVerdict verdict = evaluateTurn(*store, input, so, options.targetSpeedup);
+  TurnVerdict verdict =
+      evaluateTurn(*store, input, so, options.targetSpeedup,
+                   options.language == prompt::AnswerLanguage::Triton);
   if (gpus)
     gpus->release(gpu);
   return {s, turn, std::move(verdict)};

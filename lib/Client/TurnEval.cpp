@@ -25,8 +25,11 @@ using llvm::json::Object;
 
 /// The feedback before its last pass.
 static std::string feedbackText(const eval::SampleRecord &rec,
-                                double targetSpeedup) {
+                                double targetSpeedup, bool triton) {
   const std::string &task = rec.key.task;
+  // The answer's own language when it had code, else the one asked for.
+  if (!rec.language.empty())
+    triton = rec.language == "py";
   std::optional<llvm::json::Value> analysis =
       eval::parseStoredJson(rec.staticJson);
   std::optional<llvm::json::Value> run = eval::parseStoredJson(rec.runJson);
@@ -34,17 +37,15 @@ static std::string feedbackText(const eval::SampleRecord &rec,
   if (rec.status == eval::status::ExtractError ||
       rec.status == eval::status::NoSolution) {
     return "Your answer for `" + task +
-           "` has no usable submission: " + rec.error +
-           "\n\nAnswer with the whole submission in one fenced code block "
-           "(```cuda or ```ptx), including its `// @ptxbench` launch-plan "
-           "lines.\n";
+           "` has no usable submission: " + rec.error + "\n\n" +
+           prompt::resendInstruction(triton);
   }
   if (rec.status == eval::status::Crashed)
     return "ptxbench could not analyze your submission for `" + task +
            "`: its analysis stopped (an internal failure or a limit of "
            "the harness, not a verdict on the code). Submit it again, "
-           "simpler if you can, in one fenced code block with its "
-           "`// @ptxbench` launch-plan lines.\n";
+           "simpler if you can, in one fenced code block with its `" +
+           (triton ? "#" : "//") + " @ptxbench` launch-plan lines.\n";
   if (ro && ro->getArray("workloads")) {
     // An optimization turn: how far the speed is from the target, and the
     // requested families the run did not credit.
@@ -63,23 +64,30 @@ static std::string feedbackText(const eval::SampleRecord &rec,
       workload["message"] = "not run: static evaluation only";
     } else {
       workload["status"] = "COMPILE_ERROR";
-      workload["message"] = rec.status == eval::status::CompileError
-                                ? "The submission does not compile"
-                                : "The submission could not be analyzed";
+      workload["message"] =
+          rec.status == eval::status::CompileError
+              ? "The submission does not compile"
+          : rec.status == eval::status::Refused
+              ? "The submission is refused: a Triton answer is @triton.jit "
+                "kernels, imports of triton and numeric constants only"
+              : "The submission could not be analyzed";
       workload["compile_log"] = rec.error;
     }
-    llvm::json::Value result =
-        Object{{"task", task},
-               {"status", workload.getString("status")->str()},
-               {"workloads",
-                llvm::json::Array{llvm::json::Value(std::move(workload))}}};
+    Object result{{"task", task},
+                  {"status", workload.getString("status")->str()},
+                  {"workloads",
+                   llvm::json::Array{llvm::json::Value(std::move(workload))}}};
+    // The feedback asks for the answer's language again.
+    if (triton)
+      result["solution"] = rec.sourceName();
     return prompt::renderFeedback(
-        result, rec.analyzed() && analysis ? &*analysis : nullptr);
+        llvm::json::Value(std::move(result)),
+        rec.analyzed() && analysis ? &*analysis : nullptr);
   }
 }
 
 std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
-                                          double targetSpeedup) {
+                                          double targetSpeedup, bool triton) {
   // The next request carries this text to the provider: no folder of this
   // host (the store's fields are without them already; this is the last
   // pass, HostPaths.h).
@@ -87,13 +95,13 @@ std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
   if (StringRef folder = llvm::sys::path::parent_path(rec.solutionPath);
       !folder.empty())
     paths.addFolder(folder);
-  return paths(feedbackText(rec, targetSpeedup));
+  return paths(feedbackText(rec, targetSpeedup, triton));
 }
 
 TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,
                                            const eval::SampleInput &input,
                                            const eval::SweepOptions &options,
-                                           double targetSpeedup) {
+                                           double targetSpeedup, bool triton) {
   TurnVerdict v;
   auto swept = eval::runSweep(store, {input}, options);
   if (!swept) {
@@ -112,7 +120,7 @@ TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,
   v.solved = eval::solved(rec);
   v.minDevSpeedup = eval::minDevSpeedup(rec);
   v.finished = finished(v.solved, v.minDevSpeedup, targetSpeedup);
-  v.feedback = turnFeedback(rec, targetSpeedup);
+  v.feedback = turnFeedback(rec, targetSpeedup, triton);
   return v;
 }
 

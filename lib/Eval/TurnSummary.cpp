@@ -10,6 +10,7 @@
 #include "ptxbench/Eval/TurnSummary.h"
 
 #include "ptxbench/Eval/ReportTables.h"
+#include "ptxbench/Prompt/ExtractCode.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -152,5 +153,43 @@ Table ptxbench::eval::passAtKTable(const std::vector<SampleRecord> &records) {
     }
     table.rows.push_back(row);
   }
+  return table;
+}
+
+Table ptxbench::eval::languageTable(const std::vector<SampleRecord> &records) {
+  Table table{"By language (every answer, each turn one)",
+              {"model", "context", "task", "language", "answers", "compile",
+               "refused", "correct", "requested features", "fast_1"},
+              {}};
+  struct Count {
+    unsigned n = 0, compiled = 0, refused = 0, ran = 0, correct = 0,
+             features = 0, fast = 0;
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string>,
+           Count>
+      groups;
+  for (const SampleRecord &r : records) {
+    std::string language =
+        r.language.empty()
+            ? "-"
+            : prompt::languageName(prompt::languageOfWord(r.language)).str();
+    Count &c = groups[{r.key.model, r.key.context, r.key.task, language}];
+    TurnOutcome o = turnOutcome(r);
+    ++c.n;
+    c.compiled += o.compiled;
+    c.refused += r.status == status::Refused;
+    c.ran += o.ran;
+    c.correct += o.correct;
+    c.features += o.featuresUsed;
+    c.fast += o.fast1;
+  }
+  for (auto &[key, c] : groups)
+    table.rows.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                          std::get<3>(key), std::to_string(c.n),
+                          formatRate(c.compiled, c.n),
+                          formatRate(c.refused, c.n),
+                          c.ran ? formatRate(c.correct, c.n) : "-",
+                          formatRate(c.features, c.n),
+                          c.ran ? formatRate(c.fast, c.n) : "-"});
   return table;
 }

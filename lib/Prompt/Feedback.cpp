@@ -155,9 +155,13 @@ struct FeedbackWriter {
   /// Dev workloads below the goal's target, or whose speedup is not known.
   unsigned belowTarget = 0;
 
+  /// The submission is a Triton answer (its plan lines are `# @ptxbench`).
+  bool triton = false;
+
   FeedbackWriter(const Object &result, const Object *analysis,
                  const FeedbackGoal *goal, std::string &text)
       : result(result), analysis(analysis), goal(goal), os(text) {
+    triton = str(&result, "solution").ends_with(".py");
     if (const json::Array *a = result.getArray("workloads"))
       for (const json::Value &v : *a)
         if (const Object *w = v.getAsObject())
@@ -254,7 +258,8 @@ void FeedbackWriter::planErrors() {
     return;
   failed = true;
   os << "\n## Launch plan errors\n\n"
-     << "The `// @ptxbench` lines do not fit the task; nothing was run.\n\n";
+     << "The `" << (triton ? "#" : "//")
+     << " @ptxbench` lines do not fit the task; nothing was run.\n\n";
   // Every mistake of the plan, one line each.
   for (auto &[key, group] : byMessage(ws)) {
     SmallVector<StringRef> lines;
@@ -634,12 +639,20 @@ void FeedbackWriter::closing() {
           "it.";
   else
     os << "It is correct; make it faster.";
-  os << " Answer with the whole submission in one fenced code block "
-        "(```cuda or ```ptx), including its `// @ptxbench` launch-plan "
-        "lines.\n";
+  os << " " << resendInstruction(triton);
 }
 
 } // namespace
+
+std::string prompt::resendInstruction(bool triton) {
+  if (triton)
+    return "Answer with the whole submission in one fenced code block "
+           "(```python), including its `# @ptxbench` launch-plan lines and "
+           "every `@triton.jit` function.\n";
+  return "Answer with the whole submission in one fenced code block "
+         "(```cuda or ```ptx), including its `// @ptxbench` launch-plan "
+         "lines.\n";
+}
 
 std::string prompt::renderFeedback(const json::Value &result,
                                    const json::Value *analysis,

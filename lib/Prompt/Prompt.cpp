@@ -11,6 +11,7 @@
 #include "ptxbench/Prompt/InstructionSyntax.h"
 #include "ptxbench/Prompt/Patterns.h"
 #include "ptxbench/Prompt/TaskText.h"
+#include "ptxbench/Prompt/TritonText.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -39,6 +40,18 @@ std::optional<ContextLevel> prompt::parseContextLevel(StringRef name) {
   for (const auto &[l, n] : levelNames)
     if (n == name)
       return l;
+  return std::nullopt;
+}
+
+StringRef prompt::answerLanguageName(AnswerLanguage language) {
+  return language == AnswerLanguage::Triton ? "triton" : "cuda";
+}
+
+std::optional<AnswerLanguage> prompt::parseAnswerLanguage(StringRef name) {
+  if (name == "cuda" || name == "ptx" || name.empty())
+    return AnswerLanguage::Native;
+  if (name == "triton")
+    return AnswerLanguage::Triton;
   return std::nullopt;
 }
 
@@ -100,6 +113,8 @@ Expected<Prompt> prompt::buildPrompt(const runtime::Task &task,
   prompt.task = task.name;
   prompt.arch = options.arch;
   prompt.context = options.context;
+  prompt.language = options.language;
+  bool triton = options.language == AnswerLanguage::Triton;
   std::vector<std::string> requested;
   if (auto it = task.features.find(options.arch); it != task.features.end())
     requested = it->second;
@@ -108,10 +123,13 @@ Expected<Prompt> prompt::buildPrompt(const runtime::Task &task,
   std::string system =
       "You are an expert GPU kernel engineer. You write fast, correct "
       "kernels for " +
-      deviceName(options.arch).str() + " (`" + options.arch +
-      "`) in CUDA C++ with inline PTX or in PTX, using the architecture-"
-      "specific instructions the task asks for.\n\n" +
-      renderResponseFormat(options.arch);
+      deviceName(options.arch).str() + " (`" + options.arch + "`) " +
+      (triton ? "in Triton, getting the compiler to use the "
+                "architecture-specific instructions the task asks for.\n\n" +
+                    renderTritonResponseFormat(options.arch)
+              : "in CUDA C++ with inline PTX or in PTX, using the "
+                "architecture-specific instructions the task asks for.\n\n" +
+                    renderResponseFormat(options.arch));
   prompt.parts = {"system", "response-format"};
 
   // The user message: the task, then the context at its level.
@@ -121,13 +139,19 @@ Expected<Prompt> prompt::buildPrompt(const runtime::Task &task,
     sections.push_back(std::move(text));
   };
   add("task", renderTaskSection(task));
-  add("abi", renderAbiSection(task, options.arch));
-  auto plan = renderLaunchPlanSection(task);
+  add("abi", triton ? renderTritonAbiSection(task, options.arch)
+                    : renderAbiSection(task, options.arch));
+  auto plan = triton ? renderTritonLaunchPlanSection(task)
+                     : renderLaunchPlanSection(task);
   if (!plan)
     return plan.takeError();
   add("launch-plan", *plan);
   add("features", renderFeaturesSection(task, options.arch));
-  if (options.context != ContextLevel::None) {
+  // Brief context: how to reach the families; in PTX, their syntax, in
+  // Triton, the constructs that make the compiler use them.
+  if (options.context != ContextLevel::None && triton)
+    add("triton-features", renderTritonFeatureHints(requested, options.arch));
+  if (options.context != ContextLevel::None && !triton) {
     auto syntax = renderInstructionSyntax(requested, options.arch);
     if (!syntax)
       return syntax.takeError();
@@ -160,12 +184,15 @@ json::Value prompt::toJSON(const Prompt &prompt) {
         json::Object{{"role", m.role}, {"content", m.content}});
   for (const std::string &p : prompt.parts)
     parts.push_back(p);
-  return json::Object{{"task", prompt.task},
-                      {"arch", prompt.arch},
-                      {"context", contextLevelName(prompt.context)},
-                      {"parts", std::move(parts)},
-                      {"sha256", prompt.sha256()},
-                      {"messages", std::move(messages)}};
+  json::Object out{{"task", prompt.task},
+                   {"arch", prompt.arch},
+                   {"context", contextLevelName(prompt.context)},
+                   {"parts", std::move(parts)},
+                   {"sha256", prompt.sha256()},
+                   {"messages", std::move(messages)}};
+  if (prompt.language == AnswerLanguage::Triton)
+    out["language"] = "triton";
+  return out;
 }
 
 void prompt::printText(const Prompt &prompt, raw_ostream &os) {

@@ -266,8 +266,13 @@ Expected<std::string> prompt::exampleSubmission(const Task &task) {
      << "  extern __shared__ __align__(1024) unsigned char smem[];\n"
      << "  // ...\n}\n";
 
-  // The example must be a valid plan for the task.
-  auto plan = runtime::parseLaunchPlan(text, "example.cu");
+  return checkedExample(std::move(text), "example.cu", task);
+}
+
+Expected<std::string> prompt::checkedExample(std::string text,
+                                             StringRef fileName,
+                                             const Task &task) {
+  auto plan = runtime::parseLaunchPlan(text, fileName);
   if (!plan)
     return plan.takeError();
   if (!task.dev.empty())
@@ -276,6 +281,14 @@ Expected<std::string> prompt::exampleSubmission(const Task &task) {
         !resolved)
       return resolved.takeError();
   return text;
+}
+
+std::string prompt::renderPlanExpressions(const Task &task) {
+  return "Expressions: 64-bit integers, the parameters " +
+         join(task.params, ", ") +
+         ", `+ - * / %` with C precedence (`/` truncates), parentheses, "
+         "`ceildiv(a, b)`, `min(a, ...)`, `max(a, ...)`.\n\n"
+         "Example (checked against this task; the kernel body is yours):\n\n";
 }
 
 Expected<std::string> prompt::renderLaunchPlanSection(const Task &task) {
@@ -310,12 +323,7 @@ Expected<std::string> prompt::renderLaunchPlanSection(const Task &task) {
         "`zero` clears it before every launch (timed with the kernels), "
         "`zero=once` only when it is allocated (untimed: the kernels must "
         "leave it zeroed).\n\n"
-     << "Expressions: 64-bit integers, the parameters "
-     << join(task.params, ", ")
-     << ", `+ - * / %` with C precedence (`/` truncates), parentheses, "
-        "`ceildiv(a, b)`, `min(a, ...)`, `max(a, ...)`.\n\n"
-     << "Example (checked against this task; the kernel body is yours):\n\n"
-     << "```cuda\n"
+     << renderPlanExpressions(task) << "```cuda\n"
      << *example << "```\n";
   return text;
 }

@@ -1,7 +1,8 @@
 //===- GenerateCommand.cpp - ptxbench generate ----------------------------===//
 //
 // `ptxbench generate --models models.json --model NAME[,NAME...] --tasks DIR
-//  [--task A,B] --arch sm_90a --context none,brief,full --num-samples N
+//  [--task A,B] --arch sm_90a --context none,brief,full
+//  [--language cuda|triton] --num-samples N
 //  [--turns T [--target-speedup X] [--context-policy full|last-pair|single]]
 //  --out SAMPLES_DIR [--db results.sqlite] [--concurrency C]
 //  [--max-cost USD] [--max-tokens N] [--seed S]`
@@ -61,6 +62,11 @@ cl::list<std::string> contexts("context",
                                cl::desc("Context levels: none, brief, full"),
                                cl::value_desc("level,..."), cl::CommaSeparated,
                                cl::sub(generateCmd));
+cl::opt<std::string> genLanguage(
+    "language",
+    cl::desc("The language the prompts ask for: cuda (CUDA C++ or PTX) or "
+             "triton (the corpus model answers from its Triton solutions)"),
+    cl::init("cuda"), cl::sub(generateCmd));
 cl::opt<unsigned> samples("num-samples",
                           cl::desc("Samples per model, context "
                                    "and task"),
@@ -255,6 +261,12 @@ int runGenerate() {
   options.contexts = withoutRepeats(contexts, "context");
   if (options.contexts.empty())
     options.contexts = {"brief"};
+  std::optional<prompt::AnswerLanguage> language =
+      prompt::parseAnswerLanguage(genLanguage);
+  if (!language)
+    return fail("unknown --language '" + genLanguage +
+                "' (expected cuda or triton)");
+  options.language = *language;
   options.samples = samples;
   options.turns = turns;
   options.targetSpeedup = targetSpeedup;

@@ -1,7 +1,8 @@
 //===- PromptCommand.cpp - ptxbench prompt --------------------------------===//
 //
 // `ptxbench prompt --task DIR|NAME --arch sm_90a|sm_100a --context
-// none|brief|full [--format text|json] [--docs DIR] [-o FILE]` writes the
+// none|brief|full [--language cuda|triton] [--format text|json] [--docs DIR]
+// [-o FILE]` writes the
 // prompt for a task (see Prompt.h): as text, each message under a
 // `=== role ===` line, or as JSON chat messages with the prompt's sha256 and
 // the parts it holds.
@@ -41,6 +42,10 @@ cl::opt<std::string> promptContext(
     cl::desc("Hardware context: none, brief (instruction syntax) or full "
              "(plus the architecture document and patterns)"),
     cl::init("brief"), cl::sub(promptCmd));
+cl::opt<std::string> promptLanguage(
+    "language",
+    cl::desc("The language asked for: cuda (CUDA C++ or PTX) or triton"),
+    cl::init("cuda"), cl::sub(promptCmd));
 cl::opt<std::string> promptFormat("format", cl::desc("text or json"),
                                   cl::init("text"), cl::sub(promptCmd));
 cl::opt<std::string> promptDocs("docs",
@@ -58,6 +63,11 @@ int runPrompt() {
   if (!context)
     return fail("unknown --context '" + promptContext +
                 "' (expected none, brief or full)");
+  std::optional<prompt::AnswerLanguage> language =
+      prompt::parseAnswerLanguage(promptLanguage);
+  if (!language)
+    return fail("unknown --language '" + promptLanguage +
+                "' (expected cuda or triton)");
   if (promptFormat != "text" && promptFormat != "json")
     return fail("unknown --format '" + promptFormat +
                 "' (expected text or json)");
@@ -70,6 +80,7 @@ int runPrompt() {
   prompt::PromptOptions options;
   options.arch = promptArch;
   options.context = *context;
+  options.language = *language;
   options.docsDir = promptDocs;
   auto built = prompt::buildPrompt(*task, options);
   if (!built)

@@ -175,6 +175,10 @@ int runReport() {
                    [](const eval::SampleRecord &r) { return r.key.turn > 0; }))
     tables.push_back(eval::turnTable(*records));
   tables.push_back(eval::passAtKTable(*records));
+  // Triton answers beside CUDA C++ and PTX ones: the rates by language.
+  if (llvm::any_of(*records,
+                   [](const eval::SampleRecord &r) { return r.language == "py"; }))
+    tables.push_back(eval::languageTable(*records));
   switch (format) {
   case Format::Markdown:
     eval::printMarkdown(tables, out->os(), banner);

@@ -22,15 +22,20 @@ struct EmbeddedQuery {
   std::string tasksDir, arch, context, task, sampleId;
   unsigned turn = 1;
   int64_t seed = 0;
+  /// The corpus answers from its Triton solutions (.py) when the prompt
+  /// asks for Triton, else from its CUDA C++ and PTX ones.
+  bool triton = false;
 };
 
 /// The answer of an embedded model; errors are not retryable.
 Outcome embeddedAnswer(const ModelConfig &model, const EmbeddedQuery &query);
 
-/// The solution files of a task usable for `arch`, sorted.
+/// The solution files of a task usable for `arch`, sorted: its Triton ones
+/// with `triton`, else its CUDA C++ and PTX ones.
 std::vector<std::string> corpusSolutions(llvm::StringRef tasksDir,
                                          llvm::StringRef task,
-                                         llvm::StringRef arch);
+                                         llvm::StringRef arch,
+                                         bool triton = false);
 
 } // namespace ptxbench::client
 

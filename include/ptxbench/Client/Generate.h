@@ -18,6 +18,7 @@
 #define PTXBENCH_CLIENT_GENERATE_H
 
 #include "ptxbench/Client/Models.h"
+#include "ptxbench/Prompt/Prompt.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,6 +51,8 @@ struct GenerateOptions {
   std::vector<std::string> tasks;
   /// none, brief, full.
   std::vector<std::string> contexts;
+  /// The language the prompts ask for (and the corpus model answers in).
+  prompt::AnswerLanguage language = prompt::AnswerLanguage::Native;
   unsigned samples = 1, turns = 1;
   /// A sample that passes goes on (up to `turns`) until every dev workload
   /// reaches this speedup over the library; 0: it stops at its first pass.

@@ -42,16 +42,17 @@ bool finished(bool solved, std::optional<double> minDevSpeedup,
 TurnVerdict evaluateTurn(eval::ResultsStore &store,
                          const eval::SampleInput &input,
                          const eval::SweepOptions &options,
-                         double targetSpeedup = 0);
+                         double targetSpeedup = 0, bool triton = false);
 
 /// The feedback on a recorded turn: renderFeedback of its run result and
 /// analysis; of a result made from the compiler's messages when the code
 /// did not compile (or was only analyzed); the extraction error when the
 /// answer had no usable code. With `targetSpeedup` (> 0) a run's feedback
 /// says how far each dev workload is from it and, for a correct run, which
-/// requested families were not credited.
+/// requested families were not credited. `triton`: the prompt asked for
+/// Triton (what an answer without usable code is told to send).
 std::string turnFeedback(const eval::SampleRecord &record,
-                         double targetSpeedup = 0);
+                         double targetSpeedup = 0, bool triton = false);
 
 } // namespace ptxbench::client
 

@@ -5,7 +5,8 @@
 // passed early keeps its passing turn). turnTable() gives, per model and
 // context, the compile, correct, requested-feature and fast_1 rates of the
 // samples after each turn; passAtKTable() the unbiased pass@k estimate
-// (1 - C(n-c, k) / C(n, k), averaged over tasks) of the samples' last turns.
+// (1 - C(n-c, k) / C(n, k), averaged over tasks) of the samples' last turns;
+// languageTable() the same rates split by the language of the answers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +32,12 @@ double passAtK(unsigned n, unsigned c, unsigned k);
 Table turnTable(const std::vector<SampleRecord> &records);
 /// Per model and context: tasks, samples, pass@1, pass@5, pass@10.
 Table passAtKTable(const std::vector<SampleRecord> &records);
+
+/// Per model, context, task and the language the answers were written in
+/// (CUDA C++, PTX, Triton; "-" where there was no code): answers (every
+/// turn counts), compile, refused, correct, requested-feature and fast_1
+/// rates.
+Table languageTable(const std::vector<SampleRecord> &records);
 
 } // namespace ptxbench::eval
 

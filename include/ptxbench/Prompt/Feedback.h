@@ -44,6 +44,13 @@ struct FeedbackGoal {
   std::vector<std::pair<std::string, std::string>> uncredited;
 };
 
+/// The closing instruction of a feedback message: send the whole
+/// submission again, in one ```cuda or ```ptx block with its `// @ptxbench`
+/// lines, or with `triton` in one ```python block with its `# @ptxbench`
+/// lines.
+std::string resendInstruction(bool triton);
+
+/// A result's language is Triton when its `solution` is a .py file.
 std::string renderFeedback(const llvm::json::Value &result,
                            const llvm::json::Value *analysis,
                            const FeedbackGoal *goal = nullptr);

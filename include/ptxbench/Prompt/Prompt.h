@@ -4,7 +4,8 @@
 // architecture at one context level: `none` (the task alone), `brief` (plus
 // the requested instructions' syntax from the ISA table) or `full` (plus the
 // architecture document docs/arch/<arch>.md and the patterns the analysis
-// flags). The same inputs give the same bytes; the sha256 and the list of
+// flags). Asked in Triton, the response format, ABI and plan sections are
+// Triton's and `brief` adds how Triton reaches each requested family. The same inputs give the same bytes; the sha256 and the list of
 // parts let results be grouped by prompt and by context level.
 //
 //===----------------------------------------------------------------------===//
@@ -28,12 +29,19 @@ enum class ContextLevel { None, Brief, Full };
 llvm::StringRef contextLevelName(ContextLevel level);
 std::optional<ContextLevel> parseContextLevel(llvm::StringRef name);
 
+/// The language the answer is asked in: CUDA C++ or PTX (the default), or
+/// Triton (docs/triton.md).
+enum class AnswerLanguage { Native, Triton };
+llvm::StringRef answerLanguageName(AnswerLanguage language);
+std::optional<AnswerLanguage> parseAnswerLanguage(llvm::StringRef name);
+
 /// The architectures prompts are written for.
 llvm::ArrayRef<llvm::StringLiteral> promptArchitectures();
 
 struct PromptOptions {
   std::string arch = "sm_90a";
   ContextLevel context = ContextLevel::Brief;
+  AnswerLanguage language = AnswerLanguage::Native;
   /// The docs/ folder (for `full`); empty = findDocsDir(task.dir).
   std::string docsDir;
 };
@@ -46,6 +54,7 @@ struct ChatMessage {
 struct Prompt {
   std::string task, arch;
   ContextLevel context = ContextLevel::None;
+  AnswerLanguage language = AnswerLanguage::Native;
   std::vector<ChatMessage> messages;
   /// The names of the parts included, in order (system, task, abi, ...).
   std::vector<std::string> parts;
@@ -63,7 +72,7 @@ llvm::Expected<Prompt> buildPrompt(const runtime::Task &task,
                                    const PromptOptions &options);
 
 /// {"task", "arch", "context", "parts", "sha256", "messages": [{"role",
-/// "content"}, ...]}.
+/// "content"}, ...]}, and "language": "triton" for a Triton prompt.
 llvm::json::Value toJSON(const Prompt &prompt);
 /// Each message under a `=== role ===` line.
 void printText(const Prompt &prompt, llvm::raw_ostream &os);

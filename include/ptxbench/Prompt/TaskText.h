@@ -39,6 +39,17 @@ std::string renderAbiSection(const runtime::Task &task, llvm::StringRef arch);
 /// disagree.
 llvm::Expected<std::string> exampleSubmission(const runtime::Task &task);
 
+/// `text`, a worked example named `fileName`, once its launch plan parses
+/// and resolves against the first development workload of `task` (an error
+/// means the example generator and the plan syntax disagree).
+llvm::Expected<std::string> checkedExample(std::string text,
+                                           llvm::StringRef fileName,
+                                           const runtime::Task &task);
+
+/// What a plan's expressions may hold, and the line that introduces the
+/// worked example.
+std::string renderPlanExpressions(const runtime::Task &task);
+
 /// The launch-plan statements, expressions and the worked example.
 llvm::Expected<std::string> renderLaunchPlanSection(const runtime::Task &task);
 
