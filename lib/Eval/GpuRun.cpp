@@ -132,8 +132,9 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
     os << record.code;
     solution = std::string(path);
   }
-  TempFile json(".json"), log(".log"), compiled(".ptx");
-  if (json.path.empty() || log.path.empty() || compiled.path.empty())
+  TempFile json(".json"), log(".log"), compiled(".ptx"), build(".json");
+  if (json.path.empty() || log.path.empty() || compiled.path.empty() ||
+      build.path.empty())
     return finish("HARNESS_ERROR", "cannot create temporary files");
 
   std::vector<std::string> args = {
@@ -156,15 +157,30 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
     // baseline saves its whole phase.
     args.push_back("--reuse-baseline");
   }
-  // The static stage compiled it already: the run does not compile again.
-  if (record.language == "cu" && !options.compiledPtx.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(compiled.path, ec);
-    os << options.compiledPtx;
-    os.close();
-    if (ec || os.has_error())
-      return finish("HARNESS_ERROR", "cannot write a temporary PTX file");
+  // The static stage compiled it already: the run does not compile again
+  // (a Triton sample's needs its launch metadata too).
+  bool triton = record.language == "py";
+  if ((record.language == "cu" || (triton && !options.tritonBuild.empty())) &&
+      !options.compiledPtx.empty()) {
+    for (auto [path, text] :
+         {std::pair(StringRef(compiled.path), StringRef(options.compiledPtx)),
+          std::pair(StringRef(build.path), StringRef(options.tritonBuild))}) {
+      if (text.empty())
+        continue;
+      std::error_code ec;
+      llvm::raw_fd_ostream os(path, ec);
+      if (!ec) {
+        os << text;
+        os.close();
+      }
+      if (ec || os.has_error()) {
+        os.clear_error();
+        return finish("HARNESS_ERROR", "cannot write a temporary file");
+      }
+    }
     args.push_back("--compiled-ptx=" + std::string(compiled.path));
+    if (triton)
+      args.push_back("--triton-build=" + std::string(build.path));
   }
   ptxbench::support::ChildOptions child;
   child.argv = std::move(args);

@@ -34,9 +34,11 @@ struct StaticEvaluator::Impl {
   mlir::OwningOpRef<ptx::ModuleOp> module;
   std::string ptx, ptxName;
   std::vector<runtime::ModuleKernel> kernels;
-  /// A Triton sample's lowered plan, or its plan's mistakes.
+  /// A Triton sample's lowered plan, or its plan's mistakes, and what
+  /// Triton compiled.
   std::optional<runtime::LaunchPlan> lowered;
   std::string planError;
+  std::optional<toolchain::TritonKernelBuild> build;
   Impl() { context.disableMultithreading(); }
 };
 
@@ -170,6 +172,7 @@ bool StaticEvaluator::prepare(SampleRecord &record,
   s.kernels.clear();
   s.lowered.reset();
   s.planError.clear();
+  s.build.reset();
   std::string name = record.sourceName();
   s.ptxName = record.language == "ptx" ? name : name + ".ptx";
   if (record.language == "py") {
@@ -238,6 +241,12 @@ StaticEvaluator::plan(const SampleRecord &record) const {
                                      : impl->planError);
 }
 
+std::string StaticEvaluator::tritonBuildJson() const {
+  if (!impl->build)
+    return "";
+  return llvm::formatv("{0}", toolchain::toJSON(*impl->build)).str();
+}
+
 bool StaticEvaluator::hasPlanError() const {
   return !impl->planError.empty();
 }
@@ -264,6 +273,7 @@ bool StaticEvaluator::prepareTriton(SampleRecord &record,
   s.lowered = std::move(build.lowered);
   if (c.ok) {
     s.ptx = c.ptx;
+    s.build = c.build;
     return true;
   }
   bool refused = c.stage == toolchain::TritonStage::Gate ||

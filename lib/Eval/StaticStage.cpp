@@ -50,10 +50,12 @@ void analyzeLoaded(const StaticRequest &request, StaticOutcome &outcome) {
   options.task = &*task;
   StaticEvaluator evaluator;
   bool prepared = evaluator.prepare(record, options);
-  // The run reuses NVRTC's output; a Triton run compiles again, for the
-  // kernel's launch metadata.
-  if (prepared && record.language == "cu")
+  // The run reuses NVRTC's or Triton's output (and Triton's launch
+  // metadata).
+  if (prepared && record.language != "ptx") {
     outcome.ptx = evaluator.ptx().str();
+    outcome.tritonBuild = evaluator.tritonBuildJson();
+  }
   if (prepared)
     evaluator.analyze(record, options);
   else if (!evaluator.hasPlanError())
@@ -283,7 +285,8 @@ llvm::json::Value ptxbench::eval::toJSON(const StaticOutcome &outcome) {
            {"analysis", r.staticJson},
            {"run_status", r.runStatus},
            {"run", r.runJson},
-           {"ptx", outcome.ptx}};
+           {"ptx", outcome.ptx},
+           {"triton_build", outcome.tritonBuild}};
   if (outcome.normalizedPlan)
     o["normalized_plan"] = *outcome.normalizedPlan;
   return o;
@@ -301,5 +304,6 @@ bool ptxbench::eval::fromJSON(const llvm::json::Value &value,
          m.map("analysis", r.staticJson) &&
          m.map("run_status", r.runStatus) && m.map("run", r.runJson) &&
          m.map("ptx", outcome.ptx) &&
+         m.mapOptional("triton_build", outcome.tritonBuild) &&
          m.mapOptional("normalized_plan", outcome.normalizedPlan);
 }

@@ -509,6 +509,7 @@ ptxbench::eval::runSweep(ResultsStore &store,
     run.compileTimeoutSeconds = options.compileTimeoutSeconds;
     run.seed = options.seed;
     run.compiledPtx = std::move(outcome.ptx);
+    run.tritonBuild = std::move(outcome.tritonBuild);
     run.gpu = gpus.acquire();
     runOnGpu(record, run);
     gpus.release(run.gpu);

@@ -158,10 +158,17 @@ cl::opt<std::string> runCompiledPtx(
              "--arch (eval's static stage), used instead of compiling again"),
     cl::Hidden, cl::sub(runCmd));
 cl::opt<std::string> runCubin("cubin", cl::Hidden, cl::sub(runCmd));
-cl::opt<std::string> runTritonBuild("triton-build",
-                                    cl::desc("(internal) the Triton kernel's "
-                                             "compile metadata (JSON)"),
-                                    cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runTritonBuild(
+    "triton-build",
+    cl::desc("(internal) a Triton kernel's compile metadata (JSON): with "
+             "--compiled-ptx, used instead of compiling the .py again"),
+    cl::Hidden, cl::sub(runCmd));
+cl::opt<std::string> runSaveCompiled(
+    "save-compiled",
+    cl::desc("Also write the compiled PTX to PREFIX.ptx (and a Triton "
+             "kernel's metadata to PREFIX.triton.json), for a later run on "
+             "a host without the compiler: --compiled-ptx, --triton-build"),
+    cl::value_desc("prefix"), cl::sub(runCmd));
 cl::opt<std::string> runCountCubin("count-cubin", cl::Hidden,
                                    cl::sub(runCmd));
 cl::list<std::string> runCountFamilies("count-families", cl::Hidden,
@@ -415,7 +422,28 @@ int runRun() {
   // compiled (or the mistakes that kept it from being one).
   std::optional<Expected<LaunchPlan>> tritonPlan;
   TempPath tritonBuildFile;
-  if (isTritonSource(runSolution)) {
+  std::string tritonBuildPath, tritonBuildText;
+  if (isTritonSource(runSolution) && !runCompiledPtx.empty() &&
+      !runTritonBuild.empty()) {
+    // Compiled before (eval's static stage, or --save-compiled elsewhere):
+    // the PTX and the metadata the plan is lowered with.
+    auto compiled = MemoryBuffer::getFile(runCompiledPtx);
+    auto build = MemoryBuffer::getFile(runTritonBuild);
+    if (!compiled || !build) {
+      errs() << "ptxbench: cannot read " << runCompiledPtx << " or "
+             << runTritonBuild << "\n";
+      return 2;
+    }
+    ptx = (*compiled)->getBuffer().str();
+    tritonBuildPath = runTritonBuild;
+    tritonBuildText = (*build)->getBuffer().str();
+    tritonPlan.emplace(
+        submissionPlan(source, runSolution, *task, tritonBuildPath));
+    if (runVerbose && *tritonPlan)
+      outs() << "the Triton kernel is launched as:\n"
+             << normalizedPlan(**tritonPlan);
+    phase("compile (reused Triton's PTX)");
+  } else if (isTritonSource(runSolution)) {
     toolchain::TritonLimits limits;
     limits.helper = sys::fs::getMainExecutable(nullptr, nullptr);
     limits.seconds = runCompileTimeout;
@@ -433,11 +461,12 @@ int runRun() {
     }
     if (c.ok) {
       ptx = c.ptx;
-      if (!tritonBuildFile.create(
-              formatv("{0}", toolchain::toJSON(c.build)).str(), "json")) {
+      tritonBuildText = formatv("{0}", toolchain::toJSON(c.build)).str();
+      if (!tritonBuildFile.create(tritonBuildText, "json")) {
         errs() << "ptxbench: cannot write a temporary file\n";
         return 2;
       }
+      tritonBuildPath = tritonBuildFile.path;
     } else if (build.planError.empty()) {
       toolchain::CompiledSource f;
       f.timedOut = c.timedOut;
@@ -480,6 +509,30 @@ int runRun() {
       ptx = std::move(compiled.ptx);
     else
       failed = std::move(compiled);
+  }
+
+  // What was compiled, kept for a run elsewhere (a GPU host without NVRTC
+  // or Triton).
+  if (!runSaveCompiled.empty() && !failed &&
+      sys::path::extension(runSolution) != ".ptx") {
+    std::vector<std::pair<std::string, StringRef>> files = {
+        {runSaveCompiled + ".ptx", ptx}};
+    if (!tritonBuildText.empty())
+      files.push_back({runSaveCompiled + ".triton.json", tritonBuildText});
+    for (const auto &[path, text] : files) {
+      std::error_code ec;
+      raw_fd_ostream os(path, ec);
+      if (!ec) {
+        os << text;
+        os.close();
+      }
+      if (ec || os.has_error()) {
+        errs() << "ptxbench: cannot write " << path << ": "
+               << (ec ? ec.message() : std::string("write error")) << "\n";
+        os.clear_error();
+        return 2;
+      }
+    }
   }
 
   // The plan needs no GPU: every mistake of it, for every workload, its
@@ -628,8 +681,8 @@ int runRun() {
     options.argv.push_back("--ptx=" + ptxFile.path);
   if (!cubinFile.path.empty())
     options.argv.push_back("--cubin=" + cubinFile.path);
-  if (!tritonBuildFile.path.empty())
-    options.argv.push_back("--triton-build=" + tritonBuildFile.path);
+  if (!tritonBuildPath.empty())
+    options.argv.push_back("--triton-build=" + tritonBuildPath);
   Instrumented counted;
   TempPath countedCubin;
   if (!runNoCounts) {

@@ -39,6 +39,9 @@ struct GpuRunOptions {
   /// NVRTC, arch and options as `run`): the run uses it instead of
   /// compiling again. Empty: the run compiles.
   std::string compiledPtx;
+  /// A Triton sample's compile metadata from the static stage, with its
+  /// PTX in compiledPtx.
+  std::string tritonBuild;
 };
 
 /// Runs `record`'s code; fills runStatus, runJson and runSeconds. A harness

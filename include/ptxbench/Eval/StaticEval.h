@@ -66,8 +66,12 @@ public:
   /// The kernels of the module prepare() imported (what a launch plan is
   /// held against); kept after analyze().
   llvm::ArrayRef<runtime::ModuleKernel> kernels() const;
-  /// The PTX prepare() imported: NVRTC's output for a .cu sample.
+  /// The PTX prepare() imported: NVRTC's output for a .cu sample, Triton's
+  /// for a .py one.
   llvm::StringRef ptx() const;
+  /// A Triton sample's compile metadata (TritonKernelBuild) as JSON; empty
+  /// for other samples.
+  std::string tritonBuildJson() const;
   /// The plan of the sample prepare() compiled: a Triton sample's lowered
   /// plan (or the mistakes that kept it from being one), else the plan
   /// parsed from the code.

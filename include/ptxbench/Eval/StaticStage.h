@@ -44,9 +44,13 @@ struct StaticOutcome {
   /// The launch plan in normalized form, when it parses (for the reuse
   /// key).
   std::optional<std::string> normalizedPlan;
-  /// What NVRTC made of a .cu sample that compiled, for its run (which
-  /// then does not compile it again); empty otherwise.
+  /// What NVRTC made of a .cu sample that compiled, or Triton of a .py
+  /// one, for its run (which then does not compile it again); empty
+  /// otherwise.
   std::string ptx;
+  /// A Triton sample's compile metadata (TritonKernelBuild as JSON), which
+  /// its run lowers the plan with; empty otherwise.
+  std::string tritonBuild;
 };
 
 /// The limits of the stage's child.
