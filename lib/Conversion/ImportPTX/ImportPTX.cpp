@@ -23,32 +23,13 @@ using namespace ptxbench::ptximport;
 
 namespace {
 
-/// Whether `buffer` has `.loc` directives: `.loc` and a blank outside
-/// comments and strings, skipped as the lexer skips them (a cheap scan,
-/// before parsing). A comment that mentions `.loc ` must not switch the
-/// import to keeping every statement's text: the export drops the comment,
-/// so importing it again would not, and the two exports would differ.
+/// Whether `buffer` has `.loc` directives (a cheap scan, before parsing).
 bool hasLineInfo(StringRef buffer) {
-  const char *p = buffer.begin(), *end = buffer.end();
-  while (p < end) {
-    if (p[0] == '/' && p + 1 < end && p[1] == '/') {
-      p = std::find(p, end, '\n');
-    } else if (p[0] == '/' && p + 1 < end && p[1] == '*') {
-      StringRef rest(p + 2, end - p - 2);
-      size_t close = rest.find("*/");
-      p = close == StringRef::npos ? end : rest.data() + close + 2;
-    } else if (p[0] == '"') {
-      for (++p; p < end && *p != '"' && *p != '\n'; ++p)
-        if (*p == '\\' && p + 1 < end)
-          ++p;
-      ++p;
-    } else if (p[0] == '.' && StringRef(p, end - p).starts_with(".loc") &&
-               p + 4 < end && (p[4] == ' ' || p[4] == '\t')) {
+  for (size_t pos = buffer.find(".loc"); pos != StringRef::npos;
+       pos = buffer.find(".loc", pos + 4))
+    if (pos + 4 < buffer.size() &&
+        (buffer[pos + 4] == ' ' || buffer[pos + 4] == '\t'))
       return true;
-    } else {
-      ++p;
-    }
-  }
   return false;
 }
 
