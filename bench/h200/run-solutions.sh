@@ -11,6 +11,12 @@
 #                    e.g. ONLY=mha_fwd,gemm_fp8_e4m3)
 #   SHAPES=dev       cap every run at the development workloads
 #   EXPERT_ONLY=1    only the solutions marked "expert" (timing runs)
+#   SUFFIX=.py       only the solutions whose file ends so (the Triton ones)
+#   SAVE_COMPILED=D  run nothing: compile each Triton solution (no GPU needed)
+#                    and keep D/<task>__<file>.ptx and .triton.json
+#                    (`run --save-compiled`), for a GPU host without Triton
+#   COMPILED=D       run the Triton solutions from those files
+#                    (`run --compiled-ptx --triton-build`), not compiling
 # cuDNN (the attention baselines) is found in the PyPI wheel python3 sees
 # (nvidia-cudnn-cu13) and put on LD_LIBRARY_PATH with the CUDA runtime.
 # Results (JSON, logs, the table) go to $OUT (default /tmp/ptxbench-solutions).
@@ -47,6 +53,8 @@ for m in sorted(glob.glob(os.path.join(tasks_dir, "**", "solutions", "manifest.j
         for s in man["solutions"]:
             if s.get("run", "all") == "skip" or (expert_only and not s.get("expert")):
                 continue
+            if not s["file"].endswith(os.environ.get("SUFFIX", "")):
+                continue
             broken = s["status"] != "PASSED" or s.get("run") == "dev"
             if broken and ti > 0 and not all_tasks and s["status"] != "PASSED":
                 continue
@@ -63,6 +71,17 @@ while read -r task sdir file expected shapes baseline timeout; do
   label=$(basename "$task")__${file%.cu}
   extra=()
   [ "$baseline" = 1 ] || extra+=(--no-baseline)
+  if [ "${file##*.}" = py ] && [ -n "${SAVE_COMPILED:-}" ]; then
+    mkdir -p "$SAVE_COMPILED"
+    CUDA_VISIBLE_DEVICES= "$PTXBENCH" run --task "$task" --solution "$sdir/$file" \
+      --arch sm_90a --save-compiled "$SAVE_COMPILED/$label" > /dev/null 2>&1
+    echo "saved $label: $(ls "$SAVE_COMPILED/$label".* 2>/dev/null | wc -l) files" >&2
+    continue
+  fi
+  [ -n "${SAVE_COMPILED:-}" ] && continue
+  if [ "${file##*.}" = py ] && [ -n "${COMPILED:-}" ] && [ -e "$COMPILED/$label.ptx" ]; then
+    extra+=(--compiled-ptx "$COMPILED/$label.ptx" --triton-build "$COMPILED/$label.triton.json")
+  fi
   start=$(date +%s%N)
   "$PTXBENCH" run --task "$task" --solution "$sdir/$file" --shapes "$shapes" \
     --timeout "$timeout" --json "$OUT/runs/$label.json" "${extra[@]}" \
@@ -72,6 +91,7 @@ while read -r task sdir file expected shapes baseline timeout; do
   echo "ran $label: exit $rc" >&2
 done < "$OUT/plan.txt"
 
+[ -n "${SAVE_COMPILED:-}" ] && exit 0
 python3 - "$OUT" <<'PY' | tee "$OUT/table.txt"
 import json, os, sys
 out = sys.argv[1]

@@ -13,6 +13,7 @@
 #include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Prompt/TaskText.h"
 #include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Runtime/TritonPlan.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -23,23 +24,6 @@ using namespace ptxbench::prompt;
 using runtime::DType;
 using runtime::Task;
 using runtime::TensorSpec;
-
-/// Triton's pointer type of a task tensor's elements.
-static StringRef tritonPointer(DType dtype) {
-  switch (dtype) {
-  case DType::BF16:
-    return "*bf16";
-  case DType::F16:
-    return "*fp16";
-  case DType::F32:
-    return "*fp32";
-  case DType::I32:
-    return "*i32";
-  case DType::E4M3:
-    return "*fp8e4nv";
-  }
-  return "*i8";
-}
 
 std::string prompt::renderTritonResponseFormat(StringRef arch) {
   std::string text;
@@ -78,8 +62,8 @@ std::string prompt::renderTritonAbiSection(const Task &task, StringRef arch) {
   for (DType d : {DType::BF16, DType::F16, DType::F32, DType::I32,
                   DType::E4M3})
     if (any_of(task.tensors, [&](const TensorSpec &t) { return t.dtype == d; }))
-      types.push_back("`" + runtime::dtypeName(d).str() + "`: `" +
-                      tritonPointer(d).str() + "`");
+      types.push_back("`" + runtime::dtypeName(d).str() + "`: `*" +
+                      runtime::tritonTypeName(d).str() + "`");
   os << join(types, ", ")
      << "), 256-byte aligned, densely packed row-major. An integer argument "
         "is `i32` unless the plan gives it `:u32`, `:i64` or `:u64`; pass "

@@ -24,10 +24,7 @@ using namespace llvm;
 using namespace ptxbench;
 using namespace ptxbench::runtime;
 
-namespace {
-
-/// Triton's name of a task element type.
-StringRef tritonDType(DType dtype) {
+StringRef ptxbench::runtime::tritonTypeName(DType dtype) {
   switch (dtype) {
   case DType::BF16:
     return "bf16";
@@ -42,6 +39,8 @@ StringRef tritonDType(DType dtype) {
   }
   llvm_unreachable("dtype");
 }
+
+namespace {
 
 /// The name `e` is, when it is one name alone.
 std::optional<std::string> loneName(const Expr &e) {
@@ -113,7 +112,7 @@ ptxbench::runtime::tritonKernelSpec(const LaunchPlan &plan, const Task &task) {
     switch (kindOf(arg, plan, task, name)) {
     case ArgKind::Tensor:
       spec.args.push_back(
-          ("*" + tritonDType(task.tensors[task.tensorIndex(name)].dtype))
+          ("*" + tritonTypeName(task.tensors[task.tensorIndex(name)].dtype))
               .str());
       // The harness aligns every buffer to 256 bytes.
       spec.aligned.push_back(index);
@@ -135,7 +134,7 @@ ptxbench::runtime::tritonKernelSpec(const LaunchPlan &plan, const Task &task) {
         box.push_back(std::to_string(*v));
       }
       spec.args.push_back(
-          formatv("tensordesc<{0}[{1}]>", tritonDType(task.tensors[t].dtype),
+          formatv("tensordesc<{0}[{1}]>", tritonTypeName(task.tensors[t].dtype),
                   join(box, ","))
               .str());
       break;

@@ -27,6 +27,11 @@ namespace ptxbench::runtime {
 
 struct Task;
 struct Workload;
+enum class DType;
+
+/// Triton's name of an element type (`bf16`, `fp32`, `fp8e4nv`); a task
+/// tensor is a pointer to it (`*bf16`).
+llvm::StringRef tritonTypeName(DType dtype);
 
 /// Every workload of `task`, development and held-out: one compile serves
 /// them all, so specialization is decided over all of them.
