@@ -30,6 +30,7 @@
 
 using namespace ptxbench;
 using namespace ptxbench::toolchain;
+using llvm::ArrayRef;
 using llvm::StringRef;
 
 namespace {
@@ -106,6 +107,7 @@ int failWith(StringRef workdir, const std::string &why) {
 
 int ptxbench::toolchain::runTritonCompileChild(StringRef workdir,
                                                StringRef python,
+                                               ArrayRef<std::string> searchPath,
                                                StringRef driver,
                                                uint64_t memoryMB,
                                                unsigned cpuSeconds,
@@ -126,6 +128,10 @@ int ptxbench::toolchain::runTritonCompileChild(StringRef workdir,
     return failWith(workdir, llvm::toString(mode.takeError()));
   SandboxPolicy policy;
   policy.readable = pythonTrees(python);
+  // Where the interpreter imports from beyond its installation (a user's
+  // site-packages, a virtual environment's).
+  for (const std::string &dir : searchPath)
+    policy.readable.push_back(dir);
   policy.readable.push_back(driver.str());
   for (std::string &path : systemLibraryPaths())
     policy.readable.push_back(std::move(path));
@@ -159,7 +165,6 @@ int ptxbench::toolchain::runTritonCompileChild(StringRef workdir,
       "TRITON_MOCK_PTX_VERSION=ptxbench " + nvrtcVersion(),
       "PATH=/usr/bin:/bin",
       "LANG=C.UTF-8",
-      "PYTHONDONTWRITEBYTECODE=1",
       "PTXBENCH_TRITON_SANDBOX=" + state->describe()};
   std::vector<char *> envp;
   for (std::string &e : env)
@@ -167,10 +172,13 @@ int ptxbench::toolchain::runTritonCompileChild(StringRef workdir,
   envp.push_back(nullptr);
   std::string exe = python.str(), script = driver.str();
   std::string request = home + "/request.json", result = home + "/result.json";
-  std::string isolated = "-I";
+  // -E: no PYTHON* variable of anyone's; -B: no bytecode written. Not -I:
+  // that would leave out the user's site-packages, where pip puts Triton
+  // for a user who is not root.
+  std::string ignoreEnv = "-E", noBytecode = "-B";
   std::string noGate = "--no-gate", noHook = "--no-hook";
-  std::vector<char *> argv = {exe.data(), isolated.data(), script.data(),
-                              request.data(), result.data()};
+  std::vector<char *> argv = {exe.data(), ignoreEnv.data(), noBytecode.data(),
+                              script.data(), request.data(), result.data()};
   if (!gate)
     argv.push_back(noGate.data());
   if (!hook)

@@ -198,7 +198,7 @@ std::string ptxbench::toolchain::tritonDriverPath(StringRef helper) {
   return llvm::sys::fs::exists(path) ? path.str().str() : std::string();
 }
 
-llvm::Expected<std::string>
+llvm::Expected<TritonPython>
 ptxbench::toolchain::tritonPython(const TritonLimits &limits) {
   std::string name = limits.python;
   if (name.empty())
@@ -220,9 +220,11 @@ ptxbench::toolchain::tritonPython(const TritonLimits &limits) {
                                    "' is not an executable file");
   }
   // The interpreter itself, past launcher scripts (pyenv's shims): the
-  // sandboxed child may start that one program and no shell. Asked once.
+  // sandboxed child may start that one program and no shell; and where it
+  // imports from with the child's flags (-E, user site included). Asked
+  // once.
   static std::mutex lock;
-  static llvm::StringMap<std::string> resolved;
+  static llvm::StringMap<TritonPython> resolved;
   std::lock_guard<std::mutex> guard(lock);
   if (auto it = resolved.find(path); it != resolved.end())
     return it->second;
@@ -233,15 +235,25 @@ ptxbench::toolchain::tritonPython(const TritonLimits &limits) {
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(out),
                                           StringRef("")};
   int rc = llvm::sys::ExecuteAndWait(
-      path, {path, "-c", "import sys; print(sys.executable)"}, std::nullopt,
-      redirects, /*SecondsToWait=*/60);
+      path,
+      {path, "-E", "-B", "-c",
+       "import sys; print(sys.executable); print('\\n'.join(sys.path))"},
+      std::nullopt, redirects, /*SecondsToWait=*/60);
   auto text = llvm::MemoryBuffer::getFile(out);
-  StringRef exe = text ? (*text)->getBuffer().trim() : StringRef();
-  if (rc != 0 || exe.empty() || !llvm::sys::fs::can_execute(exe))
+  llvm::SmallVector<StringRef> lines;
+  if (text)
+    (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  if (rc != 0 || lines.empty() ||
+      !llvm::sys::fs::can_execute(lines.front().trim()))
     return llvm::createStringError("'" + path +
                                    "' does not say which interpreter it "
                                    "is (sys.executable)");
-  return resolved[path] = exe.str();
+  TritonPython python;
+  python.executable = lines.front().trim().str();
+  for (StringRef dir : llvm::ArrayRef(lines).drop_front())
+    if (llvm::sys::path::is_absolute(dir.trim()))
+      python.searchPath.push_back(dir.trim().str());
+  return resolved[path] = std::move(python);
 }
 
 unsigned ptxbench::toolchain::tritonPtxVersion() {
@@ -402,7 +414,7 @@ CompiledTriton ptxbench::toolchain::compileTriton(
   if (driver.empty())
     return childFailure("ptxbench-triton.py is not beside " + limits.helper +
                         " (the build copies it there)");
-  llvm::Expected<std::string> python = tritonPython(limits);
+  llvm::Expected<TritonPython> python = tritonPython(limits);
   if (!python)
     return childFailure(llvm::toString(python.takeError()));
   auto mode = sandboxModeFromEnvironment();
@@ -433,11 +445,13 @@ CompiledTriton ptxbench::toolchain::compileTriton(
   child.argv = {limits.helper,
                 "compile-triton",
                 "--workdir=" + workdir.str().str(),
-                "--python=" + *python,
+                "--python=" + python->executable,
                 "--driver=" + driver,
                 "--memory-mb=" + std::to_string(limits.memoryMB),
                 "--cpu-seconds=" +
                     std::to_string(unsigned(limits.seconds) + 1)};
+  for (const std::string &dir : python->searchPath)
+    child.argv.push_back("--search-path=" + dir);
   child.ownGroup = true;
   auto finished = support::runChild(child, limits.seconds);
   if (!finished)

@@ -55,6 +55,9 @@ cl::opt<std::string> tritonWorkdir("workdir",
                                    cl::Required, cl::sub(tritonCmd));
 cl::opt<std::string> tritonPython("python", cl::desc("The interpreter"),
                                   cl::Required, cl::sub(tritonCmd));
+cl::list<std::string> tritonSearchPath(
+    "search-path", cl::desc("A folder the interpreter imports from"),
+    cl::sub(tritonCmd));
 cl::opt<std::string> tritonDriver("driver",
                                   cl::desc("ptxbench-triton.py"),
                                   cl::Required, cl::sub(tritonCmd));
@@ -75,8 +78,11 @@ cl::opt<bool> tritonNoHook("no-hook",
                            cl::Hidden, cl::sub(tritonCmd));
 
 int runTritonCompile() {
+  std::vector<std::string> searchPath(tritonSearchPath.begin(),
+                                      tritonSearchPath.end());
   return toolchain::runTritonCompileChild(tritonWorkdir, tritonPython,
-                                          tritonDriver, tritonMemory,
+                                          searchPath, tritonDriver,
+                                          tritonMemory,
                                           tritonCpu, !tritonNoGate,
                                           !tritonNoHook);
 }

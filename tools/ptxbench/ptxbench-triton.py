@@ -3,7 +3,7 @@
 `ptxbench compile-triton` (a contained child of ptxbench: time, memory and
 file-size limits, a scrubbed environment, its own temporary folder as the
 working directory, HOME and TRITON_CACHE_DIR) runs this script as
-`python3 -I ptxbench-triton.py REQUEST.json RESULT.json`. The request names
+`python3 -E -B ptxbench-triton.py REQUEST.json RESULT.json`. The request names
 the submission's file, its name in messages, the target and the kernel to
 compile (its argument types, constexprs, num_warps and num_stages, the
 arguments Triton may take as 16-divisible). The result is JSON: ok, the

@@ -139,9 +139,18 @@ struct TritonLimits {
 /// The driver script beside `helper` (ptxbench-triton.py); empty when it
 /// is not there.
 std::string tritonDriverPath(llvm::StringRef helper);
-/// The interpreter `limits` names, resolved to a path; the error says why
-/// there is none.
-llvm::Expected<std::string> tritonPython(const TritonLimits &limits);
+/// The interpreter Triton compiles with.
+struct TritonPython {
+  /// The interpreter itself, past launcher scripts (pyenv's shims).
+  std::string executable;
+  /// Where it imports from (sys.path, the user's site-packages included):
+  /// what the sandboxed child must be able to read.
+  std::vector<std::string> searchPath;
+};
+
+/// The interpreter `limits` names, resolved (asked once per process); the
+/// error says why there is none.
+llvm::Expected<TritonPython> tritonPython(const TritonLimits &limits);
 /// The PTX ISA version Triton is to write (90 for 9.0): the newest the
 /// toolkit's NVRTC and ptxas read. 0 without the toolkit.
 unsigned tritonPtxVersion();
@@ -161,6 +170,7 @@ CompiledTriton compileTriton(llvm::StringRef source, llvm::StringRef name,
 /// and audit hook out, so that a test can show what the sandbox alone
 /// keeps out; the parent never does.
 int runTritonCompileChild(llvm::StringRef workdir, llvm::StringRef python,
+                          llvm::ArrayRef<std::string> searchPath,
                           llvm::StringRef driver, uint64_t memoryMB,
                           unsigned cpuSeconds, bool gate = true,
                           bool hook = true);
