@@ -304,11 +304,36 @@ def describe(node):
     return type(node).__name__
 
 
+def outside_language(value):
+    """What of the host `value` is, when it is not part of Triton's
+    language: a module outside triton.language, or a function of another
+    module (os.system reached without naming os); None otherwise."""
+    if isinstance(value, types.ModuleType):
+        name = value.__name__
+        return None if name.startswith("triton.language") else "module '%s'" % name
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+        module = getattr(value, "__module__", None) or ""
+        if not module.startswith("triton"):
+            return "function '%s.%s'" % (module, getattr(value, "__name__", "?"))
+    return None
+
+
 def check_reach(tree, gate, namespace):
-    """The attribute chains of the kernels, rooted at a Triton module,
-    resolved on the imported modules: a chain may lead into
-    triton.language (and its submodules) or to a non-module attribute of
-    triton (triton.cdiv), never to another module (tl.core.inspect.os)."""
+    """What the kernels and the constants reach, resolved on the imported
+    module: every attribute chain rooted at a global is followed with the
+    values it names, and may lead into triton.language (and its
+    submodules) or to Triton's own objects (triton.cdiv), never to another
+    module or its functions (tl.core.inspect.os, a constant bound to it)."""
+    for name, value in namespace.items():
+        if name in gate.constants and outside_language(value):
+            gate.refuse(next((n for n in tree.body
+                              if isinstance(n, (ast.Assign, ast.AnnAssign))
+                              and name in {t.id for t in (
+                                  n.targets if isinstance(n, ast.Assign)
+                                  else [n.target])
+                                  if isinstance(t, ast.Name)}), tree),
+                        "constant '%s' is %s, which is not part of Triton's "
+                        "language" % (name, outside_language(value)))
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef) or node.name not in gate.functions:
             continue
@@ -322,18 +347,20 @@ def check_reach(tree, gate, namespace):
             while isinstance(base, ast.Attribute):
                 chain.append(base.attr)
                 base = base.value
-            if not isinstance(base, ast.Name) or base.id not in gate.modules:
+            if not isinstance(base, ast.Name) or base.id not in namespace:
                 continue
-            value = namespace.get(base.id)
+            value = namespace[base.id]
             for attr in reversed(chain):
-                if not isinstance(value, types.ModuleType):
+                if value is None or attr.startswith("_"):
                     break
-                value = getattr(value, attr, None)
-                if isinstance(value, types.ModuleType) and \
-                        not value.__name__.startswith("triton.language"):
-                    gate.refuse(n, "'%s' reaches module '%s', which is not "
-                                "part of Triton's language" %
-                                (ast.unparse(n), value.__name__))
+                try:
+                    value = getattr(value, attr)
+                except Exception:  # noqa: BLE001 (a tensor's attributes)
+                    break
+                what = outside_language(value)
+                if what:
+                    gate.refuse(n, "'%s' reaches %s, which is not part of "
+                                "Triton's language" % (ast.unparse(n), what))
                     break
 
 
