@@ -32,12 +32,16 @@ ALLOWED_IMPORTS = ("triton", "triton.language", "triton.language.extra",
 JIT_KEYWORDS = ("do_not_specialize", "do_not_specialize_on_alignment",
                 "debug", "noinline")
 # Builtins a @triton.jit body could use to reach the host past the static
-# attribute check below.
-REFUSED_NAMES = ("__import__", "eval", "exec", "compile", "open", "globals",
-                 "locals", "vars", "getattr", "setattr", "delattr", "hasattr",
-                 "__builtins__", "breakpoint", "input", "help", "exit", "quit",
-                 "memoryview", "object", "type", "super", "classmethod",
-                 "staticmethod", "property")
+# attribute check below. Triton's code generator resolves getattr and
+# hasattr itself (a local of that name would be bound to them first), so
+# those and the ones that run code are refused whatever binds them; the
+# rest only where they are not the kernel's own variables (`input`).
+ALWAYS_REFUSED = ("__import__", "eval", "exec", "compile", "open", "globals",
+                  "locals", "vars", "getattr", "setattr", "delattr", "hasattr",
+                  "__builtins__", "breakpoint")
+REFUSED_NAMES = ALWAYS_REFUSED + ("input", "help", "exit", "quit",
+                                  "memoryview", "object", "type", "super",
+                                  "classmethod", "staticmethod", "property")
 MAX_MESSAGES = 50
 # The plan's num_stages is 1 to 8 (LaunchPlan.cpp); so is a loop's.
 MAX_STAGES = 8
@@ -238,8 +242,14 @@ class Gate(ast.NodeVisitor):
         if node.returns is not None:
             self.check_static(node.returns, "a return annotation")
         self.functions.append(node.name)
+        # A parameter or a variable of the kernel's own may be called
+        # `input` or `type`: those names are refused only as builtins.
+        local = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                local.add(n.id)
         for stmt in node.body:
-            self.check_body(stmt)
+            self.check_body(stmt, local)
 
     def check_pipeline(self, call):
         """Literal sizes that only burn compile time: a loop pipelined
@@ -266,11 +276,12 @@ class Gate(ast.NodeVisitor):
                 self.modules.get(f.value.id) == "triton"
         return False
 
-    def check_body(self, stmt):
+    def check_body(self, stmt, local):
         for n in ast.walk(stmt):
             if isinstance(n, ast.Call):
                 self.check_pipeline(n)
-            if isinstance(n, ast.Name) and n.id in REFUSED_NAMES:
+            if isinstance(n, ast.Name) and n.id in REFUSED_NAMES and \
+                    (n.id in ALWAYS_REFUSED or n.id not in local):
                 self.refuse(n, "'%s' is not accepted in a kernel" % n.id)
             elif isinstance(n, ast.Attribute) and n.attr.startswith("_"):
                 self.refuse(n, "'%s' is private: not accepted in a kernel"
