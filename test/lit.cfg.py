@@ -36,6 +36,15 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# nvcc compiles the helper headers the prompts offer (beside ptxas, else on
+# PATH); without it those tests are unsupported.
+nvcc = os.path.join(os.path.dirname(ptxas), "nvcc") if ptxas else None
+if not nvcc or not os.path.exists(nvcc):
+    nvcc = shutil.which("nvcc")
+if nvcc:
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))
+
 # A GPU is present when the NVIDIA driver's device node and nvidia-smi are.
 # Without one, the tests that need it are unsupported; say so by name, since
 # lit's summary only counts them.

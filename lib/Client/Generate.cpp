@@ -137,15 +137,14 @@ Error Generator::prepare() {
                                      options.arch);
     requested[task] = it->second;
     for (const std::string &context : options.contexts) {
-      std::optional<prompt::ContextLevel> level =
-          prompt::parseContextLevel(context);
-      if (!level)
-        return llvm::createStringError("unknown context '" + context +
-                                       "' (expected none, brief or full)");
+      auto tag = prompt::resolveTag(context, options.tags);
+      if (!tag)
+        return tag.takeError();
       prompt::PromptOptions po;
       po.arch = options.arch;
-      po.context = *level;
+      po.tag = std::move(*tag);
       po.language = options.language;
+      po.docsDir = options.docsDir;
       auto built = prompt::buildPrompt(*loaded, po);
       if (!built)
         return built.takeError();
@@ -170,6 +169,7 @@ Error Generator::prepare() {
             s->conversation.push_back({m.role, m.content});
           s->promptMessages = s->conversation.size();
           s->promptSha = p.sha256();
+          s->documents = prompt::documentsJSON(p.documents);
           s->requested = requested[task];
           samples.push_back(std::move(s));
         }
@@ -181,6 +181,16 @@ Error Generator::prepare() {
     if (!opened)
       return opened.takeError();
     store = std::move(*opened);
+    // Each prompt and its documents; a tag whose documents changed since
+    // the store recorded it is refused before anything is sent.
+    for (const auto &[key, p] : prompts)
+      if (Error e = store->putPrompt(
+              {p.context, p.task, p.arch,
+               prompt::answerLanguageName(p.language).str(), p.sha256(),
+               llvm::formatv("{0}", llvm::json::Value(
+                                        prompt::documentsJSON(p.documents)))
+                   .str()}))
+        return e;
     // What was asked for, so the report counts what never came back.
     for (auto &model : models)
       for (const std::string &context : options.contexts)

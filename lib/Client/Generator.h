@@ -84,6 +84,8 @@ struct Sample {
   /// How many of its first messages are the prompt.
   size_t promptMessages = 0;
   std::string promptSha;
+  /// The prompt's documents, as request.json records them.
+  llvm::json::Array documents;
   std::vector<std::string> requested;
   unsigned turn = 1;
   unsigned attempts = 0;

@@ -264,6 +264,9 @@ Expected<ResultsStore::MergeStats> ResultsStore::merge(StringRef otherPath) {
   auto requests = (*other)->requested();
   if (!requests)
     return requests.takeError();
+  auto prompts = (*other)->prompts();
+  if (!prompts)
+    return prompts.takeError();
   std::lock_guard<std::recursive_mutex> lock(mutex);
   if (Error e = exec("BEGIN IMMEDIATE"))
     return std::move(e);
@@ -288,6 +291,12 @@ Expected<ResultsStore::MergeStats> ResultsStore::merge(StringRef otherPath) {
     if (Error e = putRequested(r)) {
       llvm::consumeError(exec("ROLLBACK"));
       return std::move(e);
+    }
+  for (const PromptRow &p : *prompts)
+    if (Error e = putPrompt(p)) {
+      llvm::consumeError(exec("ROLLBACK"));
+      return llvm::createStringError("merging '" + otherPath +
+                               "': " + llvm::toString(std::move(e)));
     }
   if (Error e = exec("COMMIT"))
     return std::move(e);

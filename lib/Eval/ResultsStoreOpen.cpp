@@ -107,6 +107,15 @@ CREATE TABLE IF NOT EXISTS requested (
   samples INTEGER NOT NULL,
   PRIMARY KEY (model, context, task, arch)
 );
+CREATE TABLE IF NOT EXISTS prompts (
+  context TEXT NOT NULL,
+  task TEXT NOT NULL,
+  arch TEXT NOT NULL,
+  language TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  documents_json TEXT NOT NULL,
+  PRIMARY KEY (context, task, arch, language)
+);
 )sql";
 
 /// What the file holds before anything is changed.

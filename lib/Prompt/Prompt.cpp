@@ -1,15 +1,14 @@
 //===- Prompt.cpp - The prompt for one task, architecture and context -----===//
 //
-// Assembles the parts (TaskText.h, InstructionSyntax.h, Patterns.h and the
-// architecture document) into a system and a user message, records which
-// parts went in, and writes the result as JSON or text.
+// Assembles the parts (TaskText.h, then the tag's documents, Documents.h)
+// into a system and a user message, records which parts and documents went
+// in, and writes the result as JSON or text.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Prompt/Prompt.h"
 
-#include "ptxbench/Prompt/InstructionSyntax.h"
-#include "ptxbench/Prompt/Patterns.h"
+#include "ptxbench/Prompt/Documents.h"
 #include "ptxbench/Prompt/TaskText.h"
 #include "ptxbench/Prompt/TritonText.h"
 
@@ -22,26 +21,6 @@
 using namespace llvm;
 using namespace ptxbench;
 using namespace ptxbench::prompt;
-
-static constexpr std::pair<ContextLevel, StringLiteral> levelNames[] = {
-    {ContextLevel::None, "none"},
-    {ContextLevel::Brief, "brief"},
-    {ContextLevel::Full, "full"},
-};
-
-StringRef prompt::contextLevelName(ContextLevel level) {
-  for (const auto &[l, name] : levelNames)
-    if (l == level)
-      return name;
-  return "none";
-}
-
-std::optional<ContextLevel> prompt::parseContextLevel(StringRef name) {
-  for (const auto &[l, n] : levelNames)
-    if (n == name)
-      return l;
-  return std::nullopt;
-}
 
 StringRef prompt::answerLanguageName(AnswerLanguage language) {
   return language == AnswerLanguage::Triton ? "triton" : "cuda";
@@ -93,17 +72,6 @@ Expected<std::string> prompt::findDocsDir(StringRef taskDir) {
   return found;
 }
 
-static Expected<std::string> readArchDocument(StringRef docsDir,
-                                              StringRef arch) {
-  SmallString<256> path(docsDir);
-  sys::path::append(path, "arch", arch + ".md");
-  auto buffer = MemoryBuffer::getFile(path);
-  if (!buffer)
-    return createStringError("cannot read " + path + ": " +
-                             buffer.getError().message());
-  return (*buffer)->getBuffer().str();
-}
-
 Expected<Prompt> prompt::buildPrompt(const runtime::Task &task,
                                      const PromptOptions &options) {
   if (!is_contained(promptArchitectures(), options.arch))
@@ -112,7 +80,7 @@ Expected<Prompt> prompt::buildPrompt(const runtime::Task &task,
   Prompt prompt;
   prompt.task = task.name;
   prompt.arch = options.arch;
-  prompt.context = options.context;
+  prompt.context = options.tag.name;
   prompt.language = options.language;
   bool triton = options.language == AnswerLanguage::Triton;
   std::vector<std::string> requested;
@@ -132,7 +100,7 @@ Expected<Prompt> prompt::buildPrompt(const runtime::Task &task,
                     renderResponseFormat(options.arch));
   prompt.parts = {"system", "response-format"};
 
-  // The user message: the task, then the context at its level.
+  // The user message: the task, then the tag's documents.
   std::vector<std::string> sections;
   auto add = [&](StringRef part, std::string text) {
     prompt.parts.push_back(part.str());
@@ -147,34 +115,39 @@ Expected<Prompt> prompt::buildPrompt(const runtime::Task &task,
     return plan.takeError();
   add("launch-plan", *plan);
   add("features", renderFeaturesSection(task, options.arch));
-  // Brief context: how to reach the families; in PTX, their syntax, in
-  // Triton, the constructs that make the compiler use them.
-  if (options.context != ContextLevel::None && triton)
-    add("triton-features", renderTritonFeatureHints(requested, options.arch));
-  if (options.context != ContextLevel::None && !triton) {
-    auto syntax = renderInstructionSyntax(requested, options.arch);
-    if (!syntax)
-      return syntax.takeError();
-    add("isa-syntax", *syntax);
-  }
-  if (options.context == ContextLevel::Full) {
-    std::string docs = options.docsDir;
-    if (docs.empty()) {
+  DocumentInput input{options.arch, options.language, requested,
+                      options.docsDir};
+  for (const std::string &name : options.tag.documents) {
+    bool fromFiles = name != "isa-syntax" && name != "patterns";
+    if (fromFiles && input.docsDir.empty()) {
       auto found = findDocsDir(task.dir);
       if (!found)
         return found.takeError();
-      docs = *found;
+      input.docsDir = *found;
     }
-    auto doc = readArchDocument(docs, options.arch);
+    auto doc = renderDocument(name, input);
     if (!doc)
-      return doc.takeError();
-    add("arch-doc", *doc);
-    add("patterns", renderPatterns(requested));
+      return createStringError("tag '" + options.tag.name + "': " +
+                               toString(doc.takeError()));
+    prompt.documents.push_back(
+        {doc->part,
+         toHex(SHA256::hash(arrayRefFromStringRef(doc->text)),
+               /*LowerCase=*/true),
+         doc->text.size()});
+    add(doc->part, std::move(doc->text));
   }
   std::string user = join(sections, "\n");
   user += "\nWrite the submission now, in the response format above.\n";
   prompt.messages = {{"system", system}, {"user", user}};
   return prompt;
+}
+
+json::Array prompt::documentsJSON(const std::vector<PromptDocument> &docs) {
+  json::Array out;
+  for (const PromptDocument &d : docs)
+    out.push_back(json::Object{
+        {"name", d.name}, {"sha256", d.sha256}, {"bytes", int64_t(d.bytes)}});
+  return out;
 }
 
 json::Value prompt::toJSON(const Prompt &prompt) {
@@ -186,8 +159,9 @@ json::Value prompt::toJSON(const Prompt &prompt) {
     parts.push_back(p);
   json::Object out{{"task", prompt.task},
                    {"arch", prompt.arch},
-                   {"context", contextLevelName(prompt.context)},
+                   {"context", prompt.context},
                    {"parts", std::move(parts)},
+                   {"documents", documentsJSON(prompt.documents)},
                    {"sha256", prompt.sha256()},
                    {"messages", std::move(messages)}};
   if (prompt.language == AnswerLanguage::Triton)

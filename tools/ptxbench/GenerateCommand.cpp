@@ -1,8 +1,8 @@
 //===- GenerateCommand.cpp - ptxbench generate ----------------------------===//
 //
 // `ptxbench generate --models models.json --model NAME[,NAME...] --tasks DIR
-//  [--task A,B] --arch sm_90a --context none,brief,full
-//  [--language cuda|triton] --num-samples N
+//  [--task A,B] --arch sm_90a --tag none,brief,full,... [--tag-file FILE]
+//  [--docs DIR] [--language cuda|triton] --num-samples|--replicas N
 //  [--turns T [--target-speedup X] [--context-policy full|last-pair|single]]
 //  --out SAMPLES_DIR [--db results.sqlite] [--concurrency C]
 //  [--max-cost USD] [--max-tokens N] [--seed S]`
@@ -20,6 +20,7 @@
 #include "ptxbench/Client/Generate.h"
 #include "ptxbench/Eval/GpuRun.h"
 #include "ptxbench/Prompt/Prompt.h"
+#include "ptxbench/Prompt/Tags.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -58,10 +59,25 @@ cl::list<std::string> taskNames("task",
                                 cl::sub(generateCmd));
 cl::opt<std::string> genArch("arch", cl::desc("Target architecture"),
                              cl::init("sm_90a"), cl::sub(generateCmd));
-cl::list<std::string> contexts("context",
-                               cl::desc("Context levels: none, brief, full"),
-                               cl::value_desc("level,..."), cl::CommaSeparated,
+cl::list<std::string> contexts("tag",
+                               cl::desc("Tags (each a context folder): none, "
+                                        "brief, full or one of --tag-file"),
+                               cl::value_desc("tag,..."), cl::CommaSeparated,
                                cl::sub(generateCmd));
+// The flag's name before tags: the same values, merged with --tag's in the
+// order given.
+cl::list<std::string> contextsOld("context", cl::desc("Alias for --tag"),
+                                  cl::value_desc("tag,..."),
+                                  cl::CommaSeparated, cl::sub(generateCmd));
+cl::opt<std::string> tagFile("tag-file",
+                             cl::desc("Tags and their documents (JSON; "
+                                      "docs/prompting.md)"),
+                             cl::value_desc("file"), cl::sub(generateCmd));
+cl::opt<std::string> genDocs("docs",
+                             cl::desc("The docs/ folder the documents are "
+                                      "read from (default: found above "
+                                      "--tasks)"),
+                             cl::value_desc("dir"), cl::sub(generateCmd));
 cl::opt<std::string> genLanguage(
     "language",
     cl::desc("The language the prompts ask for: cuda (CUDA C++ or PTX) or "
@@ -76,6 +92,9 @@ cl::opt<unsigned> samples("num-samples",
 // sample tree, so the help shows --num-samples.
 cl::alias samplesAlias("samples", cl::desc("Alias for --num-samples"),
                        cl::aliasopt(samples), cl::Hidden);
+// The paper's word: independent trajectories per model, tag and task.
+cl::alias replicasAlias("replicas", cl::desc("Alias for --num-samples"),
+                        cl::aliasopt(samples));
 cl::opt<unsigned> turns("turns",
                         cl::desc("Turns per sample (feedback after "
                                  "each)"),
@@ -159,7 +178,7 @@ std::vector<std::string> allTasks(StringRef dir) {
 /// `values` without repeats, in order of first appearance; a repeat would
 /// send several paid requests for one sample folder, each overwriting the
 /// last, so each is dropped with a note.
-std::vector<std::string> withoutRepeats(const cl::list<std::string> &values,
+std::vector<std::string> withoutRepeats(const std::vector<std::string> &values,
                                         StringRef flag) {
   std::vector<std::string> out;
   std::map<std::string, unsigned> seen;
@@ -258,9 +277,31 @@ int runGenerate() {
     options.tasks = allTasks(genTasksDir);
   if (options.tasks.empty())
     return fail("no tasks under '" + genTasksDir + "'");
-  options.contexts = withoutRepeats(contexts, "context");
+  // --tag and --context, in the order given on the command line.
+  std::vector<std::pair<unsigned, std::string>> given;
+  for (unsigned i = 0; i < contexts.size(); ++i)
+    given.push_back({contexts.getPosition(i), contexts[i]});
+  for (unsigned i = 0; i < contextsOld.size(); ++i)
+    given.push_back({contextsOld.getPosition(i), contextsOld[i]});
+  llvm::stable_sort(given, [](const auto &a, const auto &b) {
+    return a.first < b.first;
+  });
+  std::vector<std::string> tags;
+  for (auto &[position, tag] : given)
+    tags.push_back(tag);
+  options.contexts = withoutRepeats(tags, "tag");
   if (options.contexts.empty())
     options.contexts = {"brief"};
+  if (!tagFile.empty()) {
+    auto loaded = prompt::loadTagFile(tagFile);
+    if (!loaded)
+      return fail(toString(loaded.takeError()));
+    options.tags = std::move(*loaded);
+  }
+  for (const std::string &tag : options.contexts)
+    if (auto resolved = prompt::resolveTag(tag, options.tags); !resolved)
+      return fail("--tag: " + toString(resolved.takeError()));
+  options.docsDir = genDocs;
   std::optional<prompt::AnswerLanguage> language =
       prompt::parseAnswerLanguage(genLanguage);
   if (!language)

@@ -1,17 +1,18 @@
 //===- PromptCommand.cpp - ptxbench prompt --------------------------------===//
 //
-// `ptxbench prompt --task DIR|NAME --arch sm_90a|sm_100a --context
-// none|brief|full [--language cuda|triton] [--format text|json] [--docs DIR]
-// [-o FILE]` writes the
-// prompt for a task (see Prompt.h): as text, each message under a
-// `=== role ===` line, or as JSON chat messages with the prompt's sha256 and
-// the parts it holds.
+// `ptxbench prompt --task DIR|NAME --arch sm_90a|sm_100a --tag TAG
+// [--tag-file FILE] [--language cuda|triton] [--format text|json]
+// [--docs DIR] [-o FILE]` writes the prompt for a task (see Prompt.h) with
+// one tag's documents (`--context` is the same flag): as text, each message
+// under a `=== role ===` line, or as JSON chat messages with the prompt's
+// sha256, the parts it holds and each document's sha256.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
 #include "ptxbench/Prompt/Prompt.h"
+#include "ptxbench/Prompt/Tags.h"
 #include "ptxbench/Runtime/Task.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -37,11 +38,17 @@ cl::opt<std::string> promptTasksDir("tasks", cl::desc("The tasks folder"),
                                     cl::sub(promptCmd));
 cl::opt<std::string> promptArch("arch", cl::desc("sm_90a or sm_100a"),
                                 cl::init("sm_90a"), cl::sub(promptCmd));
-cl::opt<std::string> promptContext(
-    "context",
-    cl::desc("Hardware context: none, brief (instruction syntax) or full "
-             "(plus the architecture document and patterns)"),
+cl::opt<std::string> promptTag(
+    "tag",
+    cl::desc("The context: a tag of --tag-file, or none, brief (instruction "
+             "syntax) or full (plus the architecture document and patterns)"),
     cl::init("brief"), cl::sub(promptCmd));
+cl::alias promptContext("context", cl::desc("Alias for --tag"),
+                        cl::aliasopt(promptTag));
+cl::opt<std::string> promptTagFile("tag-file",
+                                   cl::desc("Tags and their documents (JSON; "
+                                            "docs/prompting.md)"),
+                                   cl::value_desc("file"), cl::sub(promptCmd));
 cl::opt<std::string> promptLanguage(
     "language",
     cl::desc("The language asked for: cuda (CUDA C++ or PTX) or triton"),
@@ -58,11 +65,16 @@ cl::opt<std::string> promptOutput("o", cl::desc("Output file"), cl::init("-"),
 int fail(const Twine &message) { return cli::fail("prompt", message); }
 
 int runPrompt() {
-  std::optional<prompt::ContextLevel> context =
-      prompt::parseContextLevel(promptContext);
-  if (!context)
-    return fail("unknown --context '" + promptContext +
-                "' (expected none, brief or full)");
+  prompt::TagSet defined;
+  if (!promptTagFile.empty()) {
+    auto loaded = prompt::loadTagFile(promptTagFile);
+    if (!loaded)
+      return fail(toString(loaded.takeError()));
+    defined = std::move(*loaded);
+  }
+  auto tag = prompt::resolveTag(promptTag, defined);
+  if (!tag)
+    return fail("--tag: " + toString(tag.takeError()));
   std::optional<prompt::AnswerLanguage> language =
       prompt::parseAnswerLanguage(promptLanguage);
   if (!language)
@@ -79,7 +91,7 @@ int runPrompt() {
 
   prompt::PromptOptions options;
   options.arch = promptArch;
-  options.context = *context;
+  options.tag = std::move(*tag);
   options.language = *language;
   options.docsDir = promptDocs;
   auto built = prompt::buildPrompt(*task, options);

@@ -49,10 +49,17 @@ struct GenerateOptions {
   std::string dbPath;
   std::vector<ModelConfig> models;
   std::vector<std::string> tasks;
-  /// none, brief, full.
+  /// The tags (the built-in none, brief, full or one of `tags`); each is a
+  /// context folder of the sample tree.
   std::vector<std::string> contexts;
+  /// Tags a tag file defines.
+  prompt::TagSet tags;
+  /// The docs/ folder the documents are read from; empty: found above the
+  /// tasks folder.
+  std::string docsDir;
   /// The language the prompts ask for (and the corpus model answers in).
   prompt::AnswerLanguage language = prompt::AnswerLanguage::Native;
+  /// Samples (replicas) per model, tag and task, and turns per sample.
   unsigned samples = 1, turns = 1;
   /// A sample that passes goes on (up to `turns`) until every dev workload
   /// reaches this speedup over the library; 0: it stops at its first pass.

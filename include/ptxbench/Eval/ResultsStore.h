@@ -2,7 +2,8 @@
 //
 // One SQLite file per sweep (or per shard of one): ptxbench's marker in the
 // header (`PRAGMA application_id`), a `schema_version` table, a `store_state`
-// table, a `requested` table (what `generate` was asked for) and a `samples`
+// table, a `requested` table (what `generate` was asked for), a `prompts`
+// table (each tag's prompt per task and its documents) and a `samples`
 // table with one row per (model, context, task, sample_id, turn);
 // docs/eval.md documents the columns. Every write is its
 // own transaction in WAL mode, so a crash or Ctrl-C loses nothing already
@@ -83,6 +84,17 @@ public:
   llvm::Error putRequested(const Requested &r);
   llvm::Expected<std::vector<Requested>> requested();
 
+  /// The prompt `generate` sent for a tag (`context`), task, arch and
+  /// language: its sha256 and its documents ([{"name", "sha256",
+  /// "bytes"}, ...] as JSON text).
+  struct PromptRow {
+    std::string context, task, arch, language, sha256, documentsJSON;
+  };
+  /// Records `p`; refused when the store holds another prompt for the same
+  /// tag, task, arch and language (the tag's documents changed).
+  llvm::Error putPrompt(const PromptRow &p);
+  llvm::Expected<std::vector<PromptRow>> prompts();
+
   struct MergeStats {
     unsigned inserted = 0;
     /// Keys present in both: `replaced` took the newer incoming row,
@@ -91,7 +103,8 @@ public:
   };
   /// Merges the rows of the store at `otherPath` (opened read-only) into
   /// this one in one transaction; for a key in both, the newest row
-  /// (recorded_at) wins. Requested counts are merged too (the larger).
+  /// (recorded_at) wins. Requested counts are merged too (the larger), and
+  /// prompts (refused when the two disagree on one).
   llvm::Expected<MergeStats> merge(llvm::StringRef otherPath);
 
   /// Copies the log into the file (PRAGMA wal_checkpoint(TRUNCATE)).

@@ -1,33 +1,34 @@
 //===- Prompt.h - The prompt for one task, architecture and context -*- C++ -*-===//
 //
 // buildPrompt() assembles the chat messages a model reads for a task on an
-// architecture at one context level: `none` (the task alone), `brief` (plus
-// the requested instructions' syntax from the ISA table) or `full` (plus the
-// architecture document docs/arch/<arch>.md and the patterns the analysis
-// flags). Asked in Triton, the response format, ABI and plan sections are
-// Triton's and `brief` adds how Triton reaches each requested family. The same inputs give the same bytes; the sha256 and the list of
-// parts let results be grouped by prompt and by context level.
+// architecture with one tag's documents (Tags.h, Documents.h) after the
+// task's own parts: the built-in tags `none` (the task alone), `brief`
+// (plus the requested instructions' syntax from the ISA table) and `full`
+// (plus the architecture document docs/arch/<arch>.md and the patterns the
+// analysis flags), or a tag a tag file defines. Asked in Triton, the
+// response format, ABI and plan sections are Triton's and `isa-syntax` is
+// how Triton reaches each requested family. The same inputs give the same
+// bytes; the sha256, the parts and each document's sha256 let results be
+// grouped by prompt and by tag.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PTXBENCH_PROMPT_PROMPT_H
 #define PTXBENCH_PROMPT_PROMPT_H
 
+#include "ptxbench/Prompt/Tags.h"
 #include "ptxbench/Runtime/Task.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ptxbench::prompt {
-
-enum class ContextLevel { None, Brief, Full };
-llvm::StringRef contextLevelName(ContextLevel level);
-std::optional<ContextLevel> parseContextLevel(llvm::StringRef name);
 
 /// The language the answer is asked in: CUDA C++ or PTX (the default), or
 /// Triton (docs/triton.md).
@@ -40,9 +41,11 @@ llvm::ArrayRef<llvm::StringLiteral> promptArchitectures();
 
 struct PromptOptions {
   std::string arch = "sm_90a";
-  ContextLevel context = ContextLevel::Brief;
+  /// The documents after the task's parts (default: the built-in `brief`).
+  Tag tag{"brief", {"isa-syntax"}};
   AnswerLanguage language = AnswerLanguage::Native;
-  /// The docs/ folder (for `full`); empty = findDocsDir(task.dir).
+  /// The docs/ folder (for documents read from files); empty =
+  /// findDocsDir(task.dir) when one is needed.
   std::string docsDir;
 };
 
@@ -51,13 +54,25 @@ struct ChatMessage {
   std::string content;
 };
 
+/// One document of a prompt as it went in.
+struct PromptDocument {
+  /// The part's name (Documents.h).
+  std::string name;
+  /// SHA-256 (lower-case hex) of its text, and its size in bytes.
+  std::string sha256;
+  uint64_t bytes = 0;
+};
+
 struct Prompt {
   std::string task, arch;
-  ContextLevel context = ContextLevel::None;
+  /// The tag's name.
+  std::string context;
   AnswerLanguage language = AnswerLanguage::Native;
   std::vector<ChatMessage> messages;
   /// The names of the parts included, in order (system, task, abi, ...).
   std::vector<std::string> parts;
+  /// The tag's documents, in order (the last parts).
+  std::vector<PromptDocument> documents;
 
   /// SHA-256 (lower-case hex) of the messages concatenated as
   /// "<role>\n<content>\n" each, in order.
@@ -71,9 +86,12 @@ llvm::Expected<std::string> findDocsDir(llvm::StringRef taskDir);
 llvm::Expected<Prompt> buildPrompt(const runtime::Task &task,
                                    const PromptOptions &options);
 
-/// {"task", "arch", "context", "parts", "sha256", "messages": [{"role",
-/// "content"}, ...]}, and "language": "triton" for a Triton prompt.
+/// {"task", "arch", "context", "parts", "documents": [{"name", "sha256",
+/// "bytes"}, ...], "sha256", "messages": [{"role", "content"}, ...]}, and
+/// "language": "triton" for a Triton prompt.
 llvm::json::Value toJSON(const Prompt &prompt);
+/// The "documents" array of toJSON().
+llvm::json::Array documentsJSON(const std::vector<PromptDocument> &documents);
 /// Each message under a `=== role ===` line.
 void printText(const Prompt &prompt, llvm::raw_ostream &os);
 

@@ -9,7 +9,8 @@ import sys
 hashes = set()
 for path in sys.argv[1:]:
     d = json.load(open(path))
-    assert sorted(d) == ["arch", "context", "messages", "parts", "sha256", "task"], sorted(d)
+    assert sorted(d) == ["arch", "context", "documents", "messages", "parts", "sha256", "task"], sorted(d)
+    assert [x["name"] for x in d["documents"]] == d["parts"][6:], d["documents"]
     text = "".join(m["role"] + "\n" + m["content"] + "\n" for m in d["messages"])
     ok = hashlib.sha256(text.encode()).hexdigest() == d["sha256"]
     hashes.add(d["sha256"])
