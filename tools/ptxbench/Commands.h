@@ -97,6 +97,9 @@ Command fixitCommand();
 /// `ptxbench generate --models FILE --model NAME,... --out DIR ...`.
 Command generateCommand();
 
+/// `ptxbench study FILE [--print-generate] ...`.
+Command studyCommand();
+
 } // namespace ptxbench::cli
 
 #endif // PTXBENCH_TOOLS_PTXBENCH_COMMANDS_H
