@@ -31,6 +31,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 using namespace ptxbench;
 using namespace ptxbench::client;
@@ -112,8 +114,85 @@ Error Generator::prepare() {
     models.push_back(std::move(state));
   }
 
+  if (Error e = options.prepared.empty() ? promptSamples() : preparedSamples())
+    return e;
+  stats.samples = samples.size();
+  turnsTotal = samples.size() * options.turns;
+
+  if (evaluating()) {
+    auto opened = eval::ResultsStore::open(options.dbPath);
+    if (!opened)
+      return opened.takeError();
+    store = std::move(*opened);
+    // Each prompt and its documents; a tag whose documents changed since
+    // the store recorded it is refused before anything is sent.
+    for (const prompt::Prompt &p : prompts)
+      if (Error e = store->putPrompt(
+              {p.context, p.task, p.arch,
+               prompt::answerLanguageName(p.language).str(), p.sha256(),
+               llvm::formatv("{0}", llvm::json::Value(
+                                        prompt::documentsJSON(p.documents)))
+                   .str()}))
+        return e;
+    // What was asked for, so the report counts what never came back.
+    std::map<std::tuple<std::string, std::string, std::string>, unsigned>
+        asked;
+    for (auto &s : samples)
+      ++asked[{s->model->config->name, s->context, s->task}];
+    for (auto &[group, n] : asked)
+      if (Error e = store->putRequested({std::get<0>(group),
+                                         std::get<1>(group),
+                                         std::get<2>(group), options.arch, n}))
+        return e;
+    bool realGpus = !options.staticOnly && !options.gpus.empty() &&
+                    !options.gpus.front().empty();
+    if (realGpus)
+      gpus = std::make_unique<eval::GpuPool>(options.gpus);
+    pool = std::make_unique<EvalPool>(std::max(1u, options.evalJobs),
+                                      [this] { http.wakeup(); });
+  }
+  return Error::success();
+}
+
+Error Generator::preparedSamples() {
+  std::set<std::string> dirs;
+  for (auto &model : models)
+    for (const PreparedSample &p : options.prepared) {
+      if (!isFolderName(p.context) || !isFolderName(p.task) ||
+          !isFolderName(p.sampleId))
+        return llvm::createStringError(
+            "prepared sample '" + p.context + "/" + p.task + "/" +
+            p.sampleId + "': each part must be a folder name");
+      auto s = std::make_unique<Sample>();
+      s->model = model.get();
+      s->context = p.context;
+      s->task = p.task;
+      s->index = samples.size();
+      s->id = p.sampleId;
+      s->dir = join(options.outDir, model->config->name + "/" + p.context +
+                                        "/" + p.task + "/" + p.sampleId);
+      if (!dirs.insert(s->dir).second)
+        return llvm::createStringError("two prepared samples share the "
+                                       "folder '" +
+                                       s->dir + "'");
+      for (const prompt::ChatMessage &m : p.messages)
+        s->conversation.push_back({m.role, m.content});
+      s->promptMessages = s->conversation.size();
+      s->promptSha = p.promptSha;
+      for (auto &[name, text] : p.files) {
+        std::string file = join(s->dir, name);
+        if (!fs::exists(file))
+          if (Error e = writeAtomic(file, text))
+            return e;
+      }
+      samples.push_back(std::move(s));
+    }
+  return Error::success();
+}
+
+Error Generator::promptSamples() {
   // Prompts, built once per task and context.
-  std::map<std::pair<std::string, std::string>, prompt::Prompt> prompts;
+  std::map<std::pair<std::string, std::string>, prompt::Prompt> built;
   std::map<std::string, std::vector<std::string>> requested;
   std::vector<std::string> tasks;
   for (const std::string &given : options.tasks) {
@@ -145,10 +224,10 @@ Error Generator::prepare() {
       po.tag = std::move(*tag);
       po.language = options.language;
       po.docsDir = options.docsDir;
-      auto built = prompt::buildPrompt(*loaded, po);
-      if (!built)
-        return built.takeError();
-      prompts[{task, context}] = std::move(*built);
+      auto prompt = prompt::buildPrompt(*loaded, po);
+      if (!prompt)
+        return prompt.takeError();
+      built[{task, context}] = std::move(*prompt);
     }
   }
 
@@ -164,7 +243,7 @@ Error Generator::prepare() {
           s->id = "s" + std::to_string(i);
           s->dir = join(options.outDir, model->config->name + "/" + context +
                                             "/" + task + "/" + s->id);
-          const prompt::Prompt &p = prompts[{task, context}];
+          const prompt::Prompt &p = built[{task, context}];
           for (const prompt::ChatMessage &m : p.messages)
             s->conversation.push_back({m.role, m.content});
           s->promptMessages = s->conversation.size();
@@ -173,38 +252,8 @@ Error Generator::prepare() {
           s->requested = requested[task];
           samples.push_back(std::move(s));
         }
-  stats.samples = samples.size();
-  turnsTotal = samples.size() * options.turns;
-
-  if (evaluating()) {
-    auto opened = eval::ResultsStore::open(options.dbPath);
-    if (!opened)
-      return opened.takeError();
-    store = std::move(*opened);
-    // Each prompt and its documents; a tag whose documents changed since
-    // the store recorded it is refused before anything is sent.
-    for (const auto &[key, p] : prompts)
-      if (Error e = store->putPrompt(
-              {p.context, p.task, p.arch,
-               prompt::answerLanguageName(p.language).str(), p.sha256(),
-               llvm::formatv("{0}", llvm::json::Value(
-                                        prompt::documentsJSON(p.documents)))
-                   .str()}))
-        return e;
-    // What was asked for, so the report counts what never came back.
-    for (auto &model : models)
-      for (const std::string &context : options.contexts)
-        for (const std::string &task : options.tasks)
-          if (Error e = store->putRequested({model->config->name, context, task,
-                                             options.arch, options.samples}))
-            return e;
-    bool realGpus = !options.staticOnly && !options.gpus.empty() &&
-                    !options.gpus.front().empty();
-    if (realGpus)
-      gpus = std::make_unique<eval::GpuPool>(options.gpus);
-    pool = std::make_unique<EvalPool>(std::max(1u, options.evalJobs),
-                                      [this] { http.wakeup(); });
-  }
+  for (auto &[key, p] : built)
+    this->prompts.push_back(std::move(p));
   return Error::success();
 }
 

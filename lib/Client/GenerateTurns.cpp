@@ -113,6 +113,7 @@ void Generator::resume(Sample &s) {
                          o->getNumber("min_dev_speedup"),
                          options.targetSpeedup);
     if (done || t == options.turns) {
+      stats.finished += done;
       s.state = State::Done;
       turnsDone += options.turns - t;
       return;
@@ -228,6 +229,7 @@ void Generator::applyEval(EvalResult &r) {
   if (v.finished || last) {
     if (v.finished && !last)
       ++stats.solvedEarly;
+    stats.finished += v.finished;
     turnsDone += options.turns - r.turn;
     s.state = State::Done;
     return;

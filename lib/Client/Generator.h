@@ -197,6 +197,10 @@ public:
 
 private:
   Error prepare();
+  /// The samples of every model: tasks x contexts x samples, each sent the
+  /// task's prompt; or the prepared conversations (GenerateOptions).
+  Error promptSamples();
+  Error preparedSamples();
   void resume(Sample &s);
   std::string turnDir(const Sample &s, unsigned turn) const {
     return options.turns == 1 ? s.dir : join(s.dir, "turn" + llvm::Twine(turn));
@@ -236,6 +240,8 @@ private:
   GenerateStats stats;
   std::vector<std::unique_ptr<ModelState>> models;
   std::vector<std::unique_ptr<Sample>> samples;
+  /// The prompts the samples were sent, recorded in the store.
+  std::vector<prompt::Prompt> prompts;
   Redactor redact;
   HttpClient http;
   std::unique_ptr<eval::ResultsStore> store;

@@ -9,6 +9,8 @@
 
 #include "ptxbench/Eval/Fixit.h"
 
+#include "ptxbench/Eval/FixitRecords.h"
+#include "ptxbench/Eval/Repair.h"
 #include "ptxbench/Eval/SampleView.h"
 #include "ptxbench/Eval/Summary.h"
 #include "ptxbench/Prompt/ExtractCode.h"
@@ -32,10 +34,7 @@ std::string sha256(llvm::StringRef text) {
                      /*LowerCase=*/true);
 }
 
-/// The canonical hash, or for code that never imported a hash of the text.
-std::string identity(const SampleRecord &r) {
-  return r.canonicalHash.empty() ? "text:" + sha256(r.code) : r.canonicalHash;
-}
+std::string identity(const SampleRecord &r) { return kernelIdentity(r); }
 
 bool realRunFailed(const SampleRecord &r) {
   return r.ran() && r.runStatus != "PASSED" && r.runStatus != "NO_GPU" &&
@@ -55,17 +54,29 @@ std::map<std::string, int64_t> requestedCounts(const SampleRecord &r) {
   const json::Object *o = report ? report->getAsObject() : nullptr;
   if (!o)
     return counts;
-  for (auto &[family, used] : familiesUsed(r))
-    counts[family] = 0;
+  for (auto &[requirement, used] : familiesUsed(r))
+    counts[requirement] = 0;
+  // A requirement with alternatives ("bulk_copy|tma") counts each of its
+  // families' instructions.
+  auto requirementsOf = [&](llvm::StringRef family) {
+    std::vector<std::string> out;
+    for (auto &[requirement, n] : counts) {
+      llvm::SmallVector<llvm::StringRef> names;
+      llvm::StringRef(requirement).split(names, '|');
+      if (llvm::is_contained(names, family))
+        out.push_back(requirement);
+    }
+    return out;
+  };
   if (const json::Array *kernels = o->getArray("kernels"))
     for (const json::Value &k : *kernels)
       if (const json::Object *features =
               k.getAsObject() ? k.getAsObject()->getObject("features")
                               : nullptr)
         for (auto &[family, use] : *features)
-          if (counts.count(family.str()))
-            if (const json::Object *u = use.getAsObject())
-              counts[family.str()] +=
+          if (const json::Object *u = use.getAsObject())
+            for (const std::string &requirement : requirementsOf(family))
+              counts[requirement] +=
                   u->getInteger("reachable_count").value_or(0);
   return counts;
 }
@@ -226,6 +237,39 @@ std::string ptxbench::eval::describeProblems(const SampleRecord &r) {
 
 std::string ptxbench::eval::explainFix(const SampleRecord &wrong,
                                        const SampleRecord &fixed) {
+  return derivedReason(wrong, fixed) + "\nThe fixed kernel:\n\n" +
+         fence(fixed);
+}
+
+std::string ptxbench::eval::fencedCode(const SampleRecord &r) {
+  return fence(r);
+}
+
+std::string ptxbench::eval::describeKernel(const SampleRecord &r) {
+  std::string text = "What this kernel does for the task:\n";
+  std::map<std::string, int64_t> counts = requestedCounts(r);
+  std::map<std::string, RunVerdict> run = runVerdicts(r);
+  for (auto &[family, v] : familyVerdicts(r)) {
+    text += formatv("- {0}: {1} ({2} reachable instructions", family, v,
+                    counts[family])
+                .str();
+    auto it = run.find(family);
+    if (it != run.end()) {
+      text += "; " + it->second.name().str() + " at run time";
+      if (it->second.share >= 0)
+        text += formatv(", {0:f0}% of the work", it->second.share * 100).str();
+    }
+    text += ").\n";
+  }
+  if (r.ran())
+    text += "- The run: " + r.runStatus + ".\n";
+  if (std::optional<double> s = speedup(r))
+    text += formatv("- Speed against the library: {0:f2}x.\n", *s).str();
+  return text;
+}
+
+std::string ptxbench::eval::derivedReason(const SampleRecord &wrong,
+                                          const SampleRecord &fixed) {
   std::string text = "What was wrong and why the fix works:\n";
   if (!wrong.analyzed())
     text += "- The kernel did not " +
@@ -276,7 +320,7 @@ std::string ptxbench::eval::explainFix(const SampleRecord &wrong,
                 .str();
   else if (s1)
     text += formatv("- Speed against the library: {0:f2}x.\n", *s1).str();
-  return text + "\nThe fixed kernel:\n\n" + fence(fixed);
+  return text;
 }
 
 double FixitResult::entropy() const {
@@ -317,56 +361,134 @@ json::Value FixitResult::distributionJSON() const {
                       {"by_kind", std::move(byKind)}};
 }
 
-FixitResult ptxbench::eval::buildFixit(const std::vector<SampleRecord> &all,
-                                       const FixitOptions &options) {
+llvm::StringRef ptxbench::eval::fixSourceName(FixSource source) {
+  switch (source) {
+  case FixSource::LaterTurn:
+    return "later-turn";
+  case FixSource::Repair:
+    return "repair";
+  case FixSource::Expert:
+    return "expert";
+  }
+  return "later-turn";
+}
+
+std::optional<FixSource> ptxbench::eval::parseFixSource(llvm::StringRef name) {
+  for (FixSource s :
+       {FixSource::LaterTurn, FixSource::Repair, FixSource::Expert})
+    if (name == fixSourceName(s))
+      return s;
+  return std::nullopt;
+}
+
+std::string FixitPair::fixedKey() const {
+  return source == FixSource::Expert ? "expert:" + fixed.solutionPath
+                                     : fixed.key.str();
+}
+
+std::string FixitPair::id() const {
+  if (!wrong)
+    return "k" + sha256(fixedKey()).substr(0, 16);
+  return "p" + sha256(wrong->key.str() + "\n" + fixedKey()).substr(0, 16);
+}
+
+FixitResult ptxbench::eval::pairFixit(const std::vector<SampleRecord> &all,
+                                      const FixitOptions &options) {
   FixitResult result;
   std::vector<const SampleRecord *> wrong, fixed;
+  // A teacher's repairs, by the sample id of the failure they repair.
+  std::map<std::pair<std::string, std::string>,
+           std::vector<const SampleRecord *>>
+      repairs;
   for (const SampleRecord &r : all) {
     if (r.ran() && r.runStatus == "HARNESS_ERROR")
       result.harnessErrors.push_back(r.key.str());
     if (isWrong(r))
       wrong.push_back(&r);
-    else if (isFixed(r))
+    else if (isFixed(r)) {
       fixed.push_back(&r);
+      if (r.key.context == repairContext)
+        repairs[{r.key.task, r.key.sampleId}].push_back(&r);
+    }
   }
   result.wrong = wrong.size();
   // A deterministic shuffle: caps then keep a spread.
   llvm::sort(wrong, [](const SampleRecord *a, const SampleRecord *b) {
     return sha256(a->key.str()) < sha256(b->key.str());
   });
-  std::set<std::string> seen;
-  std::map<std::string, unsigned> perTask, perKind;
   std::map<std::string, std::optional<SampleRecord>> experts;
-  for (const SampleRecord *w : wrong) {
-    // The fix: a later turn of the same model, task and arch; the same
-    // trajectory first, then the same context, then the earliest turn.
-    const SampleRecord *best = nullptr;
-    auto rank = [&](const SampleRecord *f) {
-      return std::make_tuple(f->key.sampleId != w->key.sampleId,
-                             f->key.context != w->key.context, f->key.turn,
-                             f->key.str());
-    };
-    for (const SampleRecord *f : fixed)
-      if (f->key.model == w->key.model && f->key.task == w->key.task &&
-          f->arch == w->arch && f->key.turn > w->key.turn &&
-          (!best || rank(f) < rank(best)))
-        best = f;
-    std::string source = "later-turn";
-    std::optional<SampleRecord> expert;
-    if (!best && options.expert) {
-      std::string taskKey = w->key.task + "|" + w->arch;
-      if (!experts.count(taskKey))
-        experts[taskKey] = options.expert(*w);
-      if (experts[taskKey] && isFixed(*experts[taskKey])) {
-        best = &*experts[taskKey];
-        source = "expert";
+  // Each wrong sample's fix and its source's place in the order.
+  struct Found {
+    const SampleRecord *fix = nullptr;
+    FixSource source = FixSource::LaterTurn;
+    size_t rank = 0;
+  };
+  auto findFix = [&](const SampleRecord *w) {
+    Found found;
+    const SampleRecord *&best = found.fix;
+    FixSource &source = found.source;
+    for (FixSource candidate : options.sources) {
+      if (best)
+        break;
+      source = candidate;
+      if (candidate == FixSource::LaterTurn) {
+        // A later turn of the same model, task and arch; the same
+        // trajectory first, then the same context, then the earliest turn.
+        auto rank = [&](const SampleRecord *f) {
+          return std::make_tuple(f->key.sampleId != w->key.sampleId,
+                                 f->key.context != w->key.context,
+                                 f->key.turn, f->key.str());
+        };
+        for (const SampleRecord *f : fixed)
+          if (f->key.model == w->key.model && f->key.task == w->key.task &&
+              f->arch == w->arch && f->key.turn > w->key.turn &&
+              (!best || rank(f) < rank(best)))
+            best = f;
+      } else if (candidate == FixSource::Repair) {
+        // The earliest fixed turn of a teacher's repair of this sample (of
+        // the teachers, the first by name).
+        auto it = repairs.find({w->key.task, repairSampleId(w->key)});
+        if (it != repairs.end())
+          for (const SampleRecord *f : it->second)
+            if (f->arch == w->arch &&
+                (!best || std::make_tuple(f->key.turn, f->key.model) <
+                              std::make_tuple(best->key.turn,
+                                              best->key.model)))
+              best = f;
+      } else if (options.expert) {
+        std::string taskKey = w->key.task + "|" + w->arch;
+        if (!experts.count(taskKey))
+          experts[taskKey] = options.expert(*w);
+        if (experts[taskKey] && isFixed(*experts[taskKey]))
+          best = &*experts[taskKey];
       }
+      if (!best)
+        ++found.rank;
     }
+    return found;
+  };
+  std::vector<Found> fixes;
+  // One record per wrong kernel: of its samples with a fix, the one whose
+  // fix comes first in the order of sources, then the first visited.
+  std::map<std::string, size_t> chosen;
+  for (size_t i = 0; i < wrong.size(); ++i) {
+    fixes.push_back(findFix(wrong[i]));
+    if (!fixes[i].fix)
+      continue;
+    auto [it, inserted] = chosen.emplace(identity(*wrong[i]), i);
+    if (!inserted && fixes[i].rank < fixes[it->second].rank)
+      it->second = i;
+  }
+  std::map<std::string, unsigned> perTask, perKind;
+  for (size_t i = 0; i < wrong.size(); ++i) {
+    const SampleRecord *w = wrong[i];
+    const SampleRecord *best = fixes[i].fix;
+    FixSource source = fixes[i].source;
     if (!best) {
       ++result.unpaired;
       continue;
     }
-    if (!seen.insert(identity(*w)).second) {
+    if (chosen[identity(*w)] != i) {
       ++result.duplicates;
       continue;
     }
@@ -382,30 +504,55 @@ FixitResult ptxbench::eval::buildFixit(const std::vector<SampleRecord> &all,
     ++perTask[w->key.task];
     ++perKind[kind];
     ++result.distribution[{w->key.task, kind}];
-    std::string system =
-        options.taskSummary ? options.taskSummary(*w) : w->key.task;
-    json::Array messages{
-        json::Object{{"role", "system"}, {"content", system}},
-        json::Object{{"role", "user"}, {"content", describeProblems(*w)}},
-        json::Object{{"role", "assistant"}, {"content", explainFix(*w, *best)}}};
-    json::Object metadata{
-        {"task", w->key.task},
-        {"arch", w->arch},
-        {"failure_kind", kind},
-        {"model", w->key.model},
-        {"context", w->key.context},
-        {"wrong", json::Object{{"key", w->key.str()},
-                               {"hash", identity(*w)},
-                               {"status", w->ran() ? w->runStatus
-                                                   : w->status}}},
-        {"fixed",
-         json::Object{{"key", source == "expert" ? "expert:" +
-                                                       best->solutionPath
-                                                 : best->key.str()},
-                      {"hash", identity(*best)},
-                      {"source", source}}}};
-    result.records.push_back(json::Object{{"messages", std::move(messages)},
-                                          {"metadata", std::move(metadata)}});
+    FixitPair pair;
+    pair.wrong = w;
+    pair.fixed = *best;
+    pair.source = source;
+    pair.kind = kind;
+    result.pairs.push_back(std::move(pair));
   }
+  return result;
+}
+
+FixitResult ptxbench::eval::pairKernelGen(const std::vector<SampleRecord> &all,
+                                          const FixitOptions &options) {
+  FixitResult result;
+  std::vector<const SampleRecord *> correct;
+  for (const SampleRecord &r : all) {
+    if (r.ran() && r.runStatus == "HARNESS_ERROR")
+      result.harnessErrors.push_back(r.key.str());
+    if (isFixed(r))
+      correct.push_back(&r);
+  }
+  llvm::sort(correct, [](const SampleRecord *a, const SampleRecord *b) {
+    return sha256(a->key.str()) < sha256(b->key.str());
+  });
+  std::set<std::string> seen;
+  std::map<std::string, unsigned> perTask;
+  for (const SampleRecord *r : correct) {
+    if (!seen.insert(identity(*r)).second) {
+      ++result.duplicates;
+      continue;
+    }
+    if (options.maxPerTask && perTask[r->key.task] >= options.maxPerTask) {
+      ++result.cappedByTask;
+      continue;
+    }
+    ++perTask[r->key.task];
+    ++result.distribution[{r->key.task, "correct"}];
+    FixitPair pair;
+    pair.fixed = *r;
+    pair.kind = "correct";
+    result.pairs.push_back(std::move(pair));
+  }
+  return result;
+}
+
+FixitResult ptxbench::eval::buildFixit(const std::vector<SampleRecord> &all,
+                                       const FixitOptions &options) {
+  FixitResult result = pairFixit(all, options);
+  for (const FixitPair &p : result.pairs)
+    result.records.push_back(threeMessageRecord(
+        p, derivedReason(*p.wrong, p.fixed), options.taskSummary));
   return result;
 }

@@ -18,6 +18,8 @@
 #include "Commands.h"
 
 #include "ptxbench/Client/Generate.h"
+#include "ptxbench/Client/Repair.h"
+#include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/GpuRun.h"
 #include "ptxbench/Prompt/Prompt.h"
 #include "ptxbench/Prompt/Tags.h"
@@ -111,6 +113,13 @@ cl::opt<std::string> contextPolicy(
              "feedback) or single (one user message: the task, the latest "
              "code and its feedback)"),
     cl::value_desc("policy"), cl::init("full"), cl::sub(generateCmd));
+cl::opt<std::string> repairFrom(
+    "repair-from",
+    cl::desc("Repair stage: each model given is a teacher asked to fix every "
+             "failed kernel of this results store (its task, the kernel and "
+             "its feedback), with up to --turns fix turns; recorded under "
+             "context `repair` in --db (default: this store)"),
+    cl::value_desc("store"), cl::sub(generateCmd));
 cl::opt<std::string> outDir("out", cl::desc("The sample tree to write"),
                             cl::value_desc("dir"), cl::Required,
                             cl::sub(generateCmd));
@@ -308,6 +317,45 @@ int runGenerate() {
     return fail("unknown --language '" + genLanguage +
                 "' (expected cuda or triton)");
   options.language = *language;
+  if (!repairFrom.empty()) {
+    if (contexts.getNumOccurrences() || contextsOld.getNumOccurrences())
+      return fail("--tag does not apply to --repair-from: a repair is asked "
+                  "with the failed sample's tag");
+    if (samples != 1)
+      return fail("--num-samples does not apply to --repair-from: each "
+                  "failed kernel is repaired once");
+    auto store =
+        eval::ResultsStore::open(repairFrom, eval::ResultsStore::Mode::Read);
+    if (!store)
+      return fail(toString(store.takeError()));
+    auto rows = (*store)->all();
+    if (!rows)
+      return fail(toString(rows.takeError()));
+    store->reset();
+    client::RepairPlanOptions po;
+    po.tasksDir = genTasksDir;
+    po.arch = genArch;
+    po.language = options.language;
+    po.tags = options.tags;
+    po.docsDir = genDocs;
+    for (const std::string &t : taskNames)
+      po.tasks.insert(t);
+    auto plan = client::planRepairs(*rows, po);
+    if (!plan)
+      return fail(toString(plan.takeError()));
+    errs() << formatv("generate: {0} failed kernels to repair in {1} ({2} "
+                      "failed rows: {3} the same kernel again, {4} repairs, "
+                      "{5} of another arch, {6} of another language, {7} of "
+                      "another task)\n",
+                      plan->samples.size(), repairFrom, plan->failures,
+                      plan->duplicates, plan->repairs, plan->otherArch,
+                      plan->otherLanguage, plan->otherTask);
+    if (plan->samples.empty())
+      return fail("no failed kernel to repair in '" + repairFrom + "'");
+    options.prepared = std::move(plan->samples);
+    if (genDb.empty())
+      genDb = repairFrom;
+  }
   options.samples = samples;
   options.turns = turns;
   options.targetSpeedup = targetSpeedup;
@@ -356,6 +404,10 @@ int runGenerate() {
                     stats->failed, stats->retries, early,
                     stats->inputTokens, stats->cachedTokens,
                     stats->outputTokens, stats->cost);
+  if (!repairFrom.empty())
+    outs() << formatv("repaired {0} of {1} failed kernels within {2} "
+                      "turns\n",
+                      stats->finished, stats->samples, unsigned(turns));
   if (!stats->stopReason.empty()) {
     outs() << "stopped: " << stats->stopReason << "; " << stats->unfinished
            << " samples unfinished (at most " << stats->turnsLeft

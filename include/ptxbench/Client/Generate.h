@@ -41,6 +41,24 @@ enum class ContextPolicy {
 llvm::StringRef contextPolicyName(ContextPolicy policy);
 std::optional<ContextPolicy> parseContextPolicy(llvm::StringRef name);
 
+/// A conversation sent as it is instead of a task's prompt: a teacher's
+/// repair of another model's failed kernel (Repair.h), a request for a
+/// written reason (Reasons.h). Each is one sample of every model, in the
+/// folder SAMPLES_DIR/<model>/<context>/<task>/<sampleId>, keyed in the
+/// store as model/context/task/sampleId@turn.
+struct PreparedSample {
+  std::string context, task, sampleId;
+  /// The first request's messages (system and user).
+  std::vector<prompt::ChatMessage> messages;
+  /// request.json's prompt_sha256: of the task's prompt the messages
+  /// were made from.
+  std::string promptSha;
+  /// Files (a name and its text) written into the sample's folder before
+  /// its first request, when not there yet: what the sample was made
+  /// from (repair.json).
+  std::vector<std::pair<std::string, std::string>> files;
+};
+
 struct GenerateOptions {
   std::string tasksDir = "tasks";
   std::string arch = "sm_90a";
@@ -57,6 +75,10 @@ struct GenerateOptions {
   /// The docs/ folder the documents are read from; empty: found above the
   /// tasks folder.
   std::string docsDir;
+  /// When not empty, the samples of every model instead of tasks x
+  /// contexts x samples (`tasks`, `contexts` and `samples` are then not
+  /// read).
+  std::vector<PreparedSample> prepared;
   /// The language the prompts ask for (and the corpus model answers in).
   prompt::AnswerLanguage language = prompt::AnswerLanguage::Native;
   /// Samples (replicas) per model, tag and task, and turns per sample.
@@ -95,6 +117,9 @@ struct GenerateStats {
   /// Samples that finished before their last turn: passed (with a target
   /// speedup, at that speedup).
   unsigned solvedEarly = 0;
+  /// Samples whose last turn finished them (solved, at the target when
+  /// there is one), this run or an earlier one.
+  unsigned finished = 0;
   /// Samples (and at most how many turns) left unsent by the budget.
   unsigned unfinished = 0, turnsLeft = 0;
   int64_t inputTokens = 0, outputTokens = 0, cachedTokens = 0;

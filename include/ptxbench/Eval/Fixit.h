@@ -34,8 +34,42 @@ bool isFixed(const SampleRecord &record);
 /// feature-<verdict>.
 std::string failureKind(const SampleRecord &record);
 
+/// Where a wrong sample's fix comes from, tried in the order given.
+enum class FixSource {
+  /// A later turn of the same model, task and arch (the same trajectory
+  /// first).
+  LaterTurn,
+  /// A teacher's repair of this very sample (`generate --repair-from`,
+  /// Repair.h): its first fixed turn.
+  Repair,
+  /// The task's expert solution.
+  Expert,
+};
+llvm::StringRef fixSourceName(FixSource source);
+std::optional<FixSource> parseFixSource(llvm::StringRef name);
+
+/// One wrong sample and its fix; for a KernelGen record, a correct sample
+/// alone (`wrong` null).
+struct FixitPair {
+  const SampleRecord *wrong = nullptr;
+  SampleRecord fixed;
+  FixSource source = FixSource::LaterTurn;
+  /// The failure kind (failureKind), or `correct` for a KernelGen record.
+  std::string kind;
+  /// The fixed kernel's key as records name it (`expert:<path>` for an
+  /// expert solution).
+  std::string fixedKey() const;
+  /// A name for the pair: `p` and 16 hex digits of a SHA-256 of both keys
+  /// (`k` and of the one key for a KernelGen record); a new fix of the
+  /// same failure is a new pair.
+  std::string id() const;
+};
+
 struct FixitOptions {
   unsigned maxPerTask = 0, maxPerKind = 0; // 0: no cap
+  /// The fixes tried, in order.
+  std::vector<FixSource> sources = {FixSource::LaterTurn, FixSource::Repair,
+                                    FixSource::Expert};
   /// The task's system prompt (its description and requested families).
   std::function<std::string(const SampleRecord &)> taskSummary;
   /// The task's expert solution, analyzed, when it has one.
@@ -44,6 +78,8 @@ struct FixitOptions {
 
 struct FixitResult {
   std::vector<llvm::json::Value> records;
+  /// The pairs the records are made from, in record order.
+  std::vector<FixitPair> pairs;
   unsigned wrong = 0, unpaired = 0, duplicates = 0, cappedByTask = 0,
            cappedByKind = 0;
   /// Samples whose run ended in HARNESS_ERROR: the harness's failure, not
@@ -56,6 +92,16 @@ struct FixitResult {
   llvm::json::Value distributionJSON() const;
 };
 
+/// The pairs of `records` (deduplicated and capped), with their counts;
+/// `records` of the result is left empty.
+FixitResult pairFixit(const std::vector<SampleRecord> &records,
+                      const FixitOptions &options);
+/// KernelGen: every fixed (correct) sample, one per kernel identity,
+/// capped per task, as a pair without a wrong sample.
+FixitResult pairKernelGen(const std::vector<SampleRecord> &records,
+                          const FixitOptions &options);
+/// pairFixit() and the three-message record of each pair, its explanation
+/// derived from the two analyses.
 FixitResult buildFixit(const std::vector<SampleRecord> &records,
                        const FixitOptions &options);
 
@@ -63,6 +109,16 @@ FixitResult buildFixit(const std::vector<SampleRecord> &records,
 std::string describeProblems(const SampleRecord &wrong);
 /// The assistant message: what changed between the two, then the fix.
 std::string explainFix(const SampleRecord &wrong, const SampleRecord &fixed);
+/// What changed between the two, derived from their analyses and runs
+/// (explainFix without the fixed kernel).
+std::string derivedReason(const SampleRecord &wrong,
+                          const SampleRecord &fixed);
+/// What a correct kernel does, derived from its analysis and run: each
+/// requested family with its reachable instructions and run-time verdict,
+/// the run and its speedup (a KernelGen record's explanation).
+std::string describeKernel(const SampleRecord &kernel);
+/// The kernel in a fenced block of its language.
+std::string fencedCode(const SampleRecord &record);
 
 } // namespace ptxbench::eval
 
