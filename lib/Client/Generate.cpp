@@ -290,6 +290,9 @@ llvm::Expected<GenerateStats> Generator::run() {
     return std::move(e);
   tty = options.progress && llvm::sys::Process::StandardErrIsDisplayed();
   for (auto &s : samples)
+    if (Error e = checkPrompt(*s))
+      return std::move(e);
+  for (auto &s : samples)
     resume(*s);
 
   while (true) {

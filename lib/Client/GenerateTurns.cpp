@@ -68,6 +68,21 @@ std::optional<llvm::json::Value> readJSON(StringRef file) {
 
 } // namespace
 
+Error Generator::checkPrompt(const Sample &s) const {
+  std::optional<llvm::json::Value> request =
+      readJSON(join(turnDir(s, 1), "request.json"));
+  const Object *r = request ? request->getAsObject() : nullptr;
+  std::optional<StringRef> sha = r ? r->getString("prompt_sha256") : std::nullopt;
+  if (!sha || *sha == s.promptSha)
+    return Error::success();
+  return llvm::createStringError(
+      "'" + s.dir + "' was asked with another prompt (prompt_sha256 " +
+      sha->take_front(12) + "..., now " + StringRef(s.promptSha).take_front(12) +
+      "...): the tag's documents, the task or the prompt changed since. "
+      "Its answers would mix two prompts under one context: write into a "
+      "new --out, or give the tag a new name");
+}
+
 /// Reads what earlier runs left for `s`: answered turns join the
 /// conversation, evaluated turns add their feedback.
 void Generator::resume(Sample &s) {

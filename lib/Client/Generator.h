@@ -201,6 +201,9 @@ private:
   /// task's prompt; or the prepared conversations (GenerateOptions).
   Error promptSamples();
   Error preparedSamples();
+  /// Refuses a sample folder whose first turn was asked with another
+  /// prompt than `s`'s (its request.json's prompt_sha256).
+  Error checkPrompt(const Sample &s) const;
   void resume(Sample &s);
   std::string turnDir(const Sample &s, unsigned turn) const {
     return options.turns == 1 ? s.dir : join(s.dir, "turn" + llvm::Twine(turn));

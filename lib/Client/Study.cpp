@@ -342,6 +342,17 @@ Expected<Study> client::loadStudy(StringRef file,
   s.replicas = unsigned(replicas);
   s.turns = unsigned(turns);
   s.concurrency = unsigned(concurrency);
+  uint64_t folders = uint64_t(s.models.size()) * s.tags.size() *
+                     std::max<size_t>(1, s.tasks.size()) * s.replicas;
+  if (folders > 1000000)
+    return r.fail("replicas",
+                  formatv("{0} models x {1} tags x {2} tasks x {3} replicas "
+                          "is {4} samples, more than 1000000 in one study; "
+                          "split it",
+                          s.models.size(), s.tags.size(),
+                          std::max<size_t>(1, s.tasks.size()), s.replicas,
+                          folders)
+                      .str());
   if (s.targetSpeedup > 0 && s.shapes == "heldout")
     return r.fail("target_speedup", "is measured on the dev workloads; "
                                     "shapes \"heldout\" runs none");

@@ -168,6 +168,9 @@ int fail(const Twine &message) { return cli::fail("generate", message); }
 /// Counts past these are a typo, not a plan: --num-samples 100000000 would
 /// make a hundred million sample folders and requests.
 constexpr unsigned maxSamples = 10000, maxTurns = 100, maxConcurrency = 4096;
+/// Sample folders in one run (models x tags x tasks x samples): each is a
+/// request, a folder and memory, so a run past this is split.
+constexpr uint64_t maxSampleFolders = 1000000;
 
 /// Every folder of `dir` with a task.json, sorted.
 std::vector<std::string> allTasks(StringRef dir) {
@@ -311,6 +314,14 @@ int runGenerate() {
     if (auto resolved = prompt::resolveTag(tag, options.tags); !resolved)
       return fail("--tag: " + toString(resolved.takeError()));
   options.docsDir = genDocs;
+  uint64_t folders = uint64_t(options.models.size()) * options.contexts.size() *
+                     options.tasks.size() * samples;
+  if (folders > maxSampleFolders)
+    return fail(formatv("{0} models x {1} tags x {2} tasks x {3} samples is "
+                        "{4} samples, more than {5} in one run; split the run",
+                        options.models.size(), options.contexts.size(),
+                        options.tasks.size(), unsigned(samples), folders,
+                        maxSampleFolders));
   std::optional<prompt::AnswerLanguage> language =
       prompt::parseAnswerLanguage(genLanguage);
   if (!language)

@@ -56,9 +56,9 @@ struct StudyOverrides {
 llvm::Expected<Study> loadStudy(llvm::StringRef path,
                                 const StudyOverrides &overrides = {});
 
-/// The arguments after `ptxbench generate` for `study`, with `--db` and
-/// `--task` when `withStoreAndTasks` (the Slurm scripts set both per
-/// shard).
+/// The arguments after `ptxbench generate` for `study`; `--task`, `--db`
+/// and `--static-only` only when `withStoreAndTasks` (the Slurm scripts
+/// set them per shard).
 std::vector<std::string> generateArguments(const Study &study,
                                            bool withStoreAndTasks);
 
