@@ -1,7 +1,7 @@
 //===- Study.cpp - A study file: the paper's protocol in one place --------===//
 //
-// Reads a study file strictly: every key is known or refused, the stages
-// not built yet are refused by name, counts stay within generate's limits,
+// Reads a study file strictly: every key is known or refused, what a study
+// cannot run is refused by name, counts stay within generate's limits,
 // names are folder names and each is given once, and paths are relative
 // to the study file's folder without `..`, so a study file from elsewhere
 // cannot read or write outside the folder it sits in.
@@ -40,17 +40,18 @@ constexpr StringLiteral knownKeys[] = {
     "tags",         "tag_definitions", "replicas",    "turns",
     "target_speedup", "context_policy", "shapes",     "static_only",
     "max_cost",     "max_tokens",     "seed",         "concurrency",
-    "timeout_s",    "out"};
+    "timeout_s",    "out",            "repair",       "fixit"};
 
-/// Keys of the protocol's stages that ptxbench cannot run from a study yet.
+/// Keys a study cannot run, each with what it would have been.
 constexpr std::pair<StringLiteral, StringLiteral> notYet[] = {
-    {"repair", "a teacher repairing the base model's failures"},
-    {"repairs", "a teacher repairing the base model's failures"},
-    {"reasons", "reasons written by a model for each fix"},
-    {"reason", "reasons written by a model for each fix"},
-    {"kernelgen", "KernelGen records from correct kernels"},
-    {"fixit", "Fixit records"},
-    {"train", "training"},
+    {"repairs", "\"repairs\" (the stage is \"repair\")"},
+    {"reasons", "\"reasons\" on their own (they are \"fixit\": "
+                "{\"reasons_by\": MODEL})"},
+    {"reason", "\"reason\" on its own (it is \"fixit\": "
+               "{\"reasons_by\": MODEL})"},
+    {"kernelgen", "\"kernelgen\" on its own (it is \"fixit\": "
+                  "{\"record\": \"kernelgen\"})"},
+    {"train", "training (training/sft.py, docs/adapt.md)"},
 };
 
 /// Limits, as generate's flags have them.
@@ -186,6 +187,97 @@ std::string joinPath(StringRef a, StringRef b) {
   return std::string(p);
 }
 
+/// The "repair" and "fixit" objects, each key checked.
+Error readStages(StringRef file, const json::Object &o, Study &s) {
+  auto object = [&](StringRef key, ArrayRef<StringRef> keys)
+      -> Expected<const json::Object *> {
+    const json::Value *v = o.get(key);
+    if (!v)
+      return nullptr;
+    const json::Object *obj = v->getAsObject();
+    if (!obj)
+      return createStringError(file + ": " + key + ": expected an object");
+    for (const auto &kv : *obj)
+      if (!is_contained(keys, StringRef(kv.first)))
+        return createStringError(file + ": " + key + "." + StringRef(kv.first) +
+                                 ": unknown key (known: " + join(keys, ", ") +
+                                 ")");
+    return obj;
+  };
+  const json::Object *repair, *fixit;
+  if (Error e = object("repair", {"teacher", "turns", "max_cost"})
+                    .moveInto(repair))
+    return e;
+  if (Error e = object("fixit", {"record", "fix_sources", "reasons_by",
+                                 "min_reason_chars", "max_reason_chars",
+                                 "max_cost"})
+                    .moveInto(fixit))
+    return e;
+  if (repair) {
+    std::string where = (file + ": repair").str();
+    Reader r(where, *repair);
+    RepairStage stage;
+    auto teacher = r.string("teacher");
+    if (!teacher)
+      return teacher.takeError();
+    if (!*teacher || !isFolderName(**teacher))
+      return r.fail("teacher", "expected a model name (a folder name)");
+    stage.teacher = **teacher;
+    int64_t turns;
+    if (Error e = r.count("turns", 1, maxTurns, 5).moveInto(turns))
+      return e;
+    stage.turns = unsigned(turns);
+    if (Error e = r.positive("max_cost", 1e9).moveInto(stage.maxCost))
+      return e;
+    s.repair = stage;
+  }
+  if (fixit) {
+    std::string where = (file + ": fixit").str();
+    Reader r(where, *fixit);
+    FixitStage stage;
+    auto record = r.string("record");
+    if (!record)
+      return record.takeError();
+    if (*record) {
+      if (!is_contained(ArrayRef<StringRef>{"three", "five", "kernelgen"},
+                        StringRef(**record)))
+        return r.fail("record", "expected three, five or kernelgen, got '" +
+                                    **record + "'");
+      stage.record = **record;
+    }
+    auto sources = r.names("fix_sources", 3);
+    if (!sources)
+      return sources.takeError();
+    for (const std::string &src : *sources)
+      if (!is_contained(ArrayRef<StringRef>{"later-turn", "repair", "expert"},
+                        StringRef(src)))
+        return r.fail("fix_sources", "expected later-turn, repair or expert, "
+                                     "got '" +
+                                         src + "'");
+    stage.fixSources = std::move(*sources);
+    auto by = r.string("reasons_by");
+    if (!by)
+      return by.takeError();
+    if (*by && !isFolderName(**by))
+      return r.fail("reasons_by", "expected a model name (a folder name)");
+    stage.reasonsBy = by->value_or("");
+    int64_t lo, hi;
+    if (Error e = r.count("min_reason_chars", 1, 1 << 20, 0).moveInto(lo))
+      return e;
+    if (Error e = r.count("max_reason_chars", 1, 1 << 20, 0).moveInto(hi))
+      return e;
+    if ((lo || hi) && stage.reasonsBy.empty())
+      return r.fail("min_reason_chars", "the reason lengths filter written "
+                                        "reasons: give reasons_by");
+    stage.minReasonChars = unsigned(lo);
+    stage.maxReasonChars = unsigned(hi);
+    if (Error e = r.positive("max_cost", 1e9).moveInto(stage.maxCost))
+      return e;
+    s.fixit = std::move(stage);
+  }
+  return Error::success();
+}
+
 } // namespace
 
 std::string Study::samplesDir() const { return joinPath(outDir, "samples"); }
@@ -193,6 +285,8 @@ std::string Study::storePath() const {
   return joinPath(outDir, "results.sqlite");
 }
 std::string Study::tagFilePath() const { return joinPath(outDir, "tags.json"); }
+std::string Study::repairsDir() const { return joinPath(outDir, "repairs"); }
+std::string Study::fixitPath() const { return joinPath(outDir, "fixit.jsonl"); }
 
 Expected<Study> client::loadStudy(StringRef file,
                                   const StudyOverrides &overrides) {
@@ -368,6 +462,8 @@ Expected<Study> client::loadStudy(StringRef file,
       return r.fail("static_only", "expected true or false");
     s.staticOnly = *b;
   }
+  if (Error e = readStages(file, *o, s))
+    return std::move(e);
   return s;
 }
 
@@ -412,5 +508,64 @@ std::vector<std::string> client::generateArguments(const Study &s,
     add("--timeout", shortest(s.timeoutSeconds));
   if (s.staticOnly && withStoreAndTasks)
     a.push_back("--static-only");
+  return a;
+}
+
+std::vector<std::string> client::repairArguments(const Study &s) {
+  std::vector<std::string> a;
+  auto add = [&](StringRef flag, const Twine &value) {
+    a.push_back(flag.str());
+    a.push_back(value.str());
+  };
+  if (!s.modelsFile.empty())
+    add("--models", s.modelsFile);
+  add("--model", s.repair->teacher);
+  add("--repair-from", s.storePath());
+  add("--tasks", s.tasksDir);
+  if (!s.tasks.empty())
+    add("--task", join(s.tasks, ","));
+  add("--arch", s.arch);
+  add("--language", s.language);
+  if (!s.tagDefinitions.empty())
+    add("--tag-file", s.tagFilePath());
+  if (!s.docsDir.empty())
+    add("--docs", s.docsDir);
+  add("--turns", Twine(s.repair->turns));
+  if (s.targetSpeedup > 0)
+    add("--target-speedup", shortest(s.targetSpeedup));
+  add("--context-policy", s.contextPolicy);
+  add("--shapes", s.shapes);
+  add("--out", s.repairsDir());
+  add("--db", s.storePath());
+  if (s.repair->maxCost > 0)
+    add("--max-cost", shortest(s.repair->maxCost));
+  if (s.seed)
+    add("--seed", Twine(*s.seed));
+  if (s.staticOnly)
+    a.push_back("--static-only");
+  return a;
+}
+
+std::vector<std::string> client::fixitArguments(const Study &s) {
+  const FixitStage &f = *s.fixit;
+  std::vector<std::string> a{"--db", s.storePath(), "-o", s.fixitPath(),
+                             "--tasks", s.tasksDir, "--record", f.record};
+  if (!f.fixSources.empty()) {
+    a.push_back("--fix-sources");
+    a.push_back(join(f.fixSources, ","));
+  }
+  if (!f.reasonsBy.empty()) {
+    a.insert(a.end(), {"--reasons-by", f.reasonsBy});
+    if (!s.modelsFile.empty())
+      a.insert(a.end(), {"--models", s.modelsFile});
+    if (f.minReasonChars)
+      a.insert(a.end(), {"--min-reason-chars", std::to_string(f.minReasonChars)});
+    if (f.maxReasonChars)
+      a.insert(a.end(), {"--max-reason-chars", std::to_string(f.maxReasonChars)});
+    if (f.maxCost > 0)
+      a.insert(a.end(), {"--max-cost", shortest(f.maxCost)});
+    if (s.seed)
+      a.insert(a.end(), {"--seed", std::to_string(*s.seed)});
+  }
   return a;
 }

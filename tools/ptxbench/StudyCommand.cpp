@@ -4,8 +4,10 @@
 //  [--out DIR] [--gpus G] [--eval-jobs N] [--print-generate|--print-tasks]`
 // runs a study file (Study.h, docs/study.md): `ptxbench generate` with the
 // study's models, tasks, tags, replicas, turns, target and policy into
-// OUT/samples and OUT/results.sqlite, then `ptxbench report` into
-// OUT/report.md and OUT/report.html. Both steps are this binary run as a
+// OUT/samples and OUT/results.sqlite; with a repair stage, generate
+// --repair-from with the teacher into OUT/repairs and the same store; with
+// a Fixit stage, `ptxbench fixit` into OUT/fixit.jsonl; then `ptxbench
+// report` into OUT/report.md and OUT/report.html. Both steps are this binary run as a
 // child, so a study is exactly the generate and report commands it prints.
 // Running it again does nothing already done: generate sends and evaluates
 // only what is missing, and the report is rewritten only when the store
@@ -175,11 +177,39 @@ int runStudy() {
     args.push_back("--eval-jobs");
     args.push_back(std::to_string(studyEvalJobs));
   }
+  std::vector<std::string> runFlags;
+  if (!study->staticOnly)
+    runFlags.insert(runFlags.end(), {"--gpus", studyGpus});
+  if (studyEvalJobs)
+    runFlags.insert(runFlags.end(),
+                    {"--eval-jobs", std::to_string(studyEvalJobs)});
   errs() << "study " << study->name << ": ptxbench " << join(args, " ")
          << "\n";
   int generated = runSelf(exe, args);
   if (generated == cli::ExitUsage)
     return fail("generate refused the study (above); nothing was asked");
+
+  // The stages after generate need its samples whole: after a budget stop
+  // they wait for the rerun that finishes them.
+  bool whole = generated != cli::ExitStopped;
+  if (!whole && (study->repair || study->fixit))
+    errs() << "study " << study->name
+           << ": generate stopped at its budget; the repair and fixit stages "
+              "wait for the rerun that finishes it\n";
+
+  // The repair stage: the teacher fixes what failed, into the same store.
+  if (study->repair && whole) {
+    std::vector<std::string> repair{"generate"};
+    for (std::string &a : client::repairArguments(*study))
+      repair.push_back(std::move(a));
+    repair.insert(repair.end(), runFlags.begin(), runFlags.end());
+    errs() << "study " << study->name << ": ptxbench " << join(repair, " ")
+           << "\n";
+    int rc = runSelf(exe, repair);
+    if (rc == cli::ExitUsage)
+      return fail("the repair stage was refused (above)");
+    generated = std::max(generated, rc);
+  }
 
   // The report, when the store changed since it was written.
   auto stamp = storeStamp(study->storePath());
@@ -192,12 +222,26 @@ int runStudy() {
   sys::path::append(html, "report.html");
   auto old = MemoryBuffer::getFile(stampFile);
   bool current = old && (*old)->getBuffer() == *stamp &&
-                 sys::fs::exists(md) && sys::fs::exists(html);
+                 sys::fs::exists(md) && sys::fs::exists(html) &&
+                 (!study->fixit || sys::fs::exists(study->fixitPath()));
   if (current) {
     outs() << "study " << study->name << ": report " << md
-           << " is up to date\n";
+           << (study->fixit ? " and " + study->fixitPath() : std::string())
+           << " up to date\n";
   } else {
     std::string db = study->storePath();
+    if (study->fixit && whole) {
+      std::vector<std::string> fixit{"fixit"};
+      for (std::string &a : client::fixitArguments(*study))
+        fixit.push_back(std::move(a));
+      errs() << "study " << study->name << ": ptxbench " << join(fixit, " ")
+             << "\n";
+      int rc = runSelf(exe, fixit);
+      if (rc == cli::ExitUsage)
+        return fail("the fixit stage was refused (above)");
+      if (rc != 0)
+        return fail("the fixit stage failed (above)", rc);
+    }
     for (auto [format, file] :
          {std::pair<StringRef, StringRef>{"markdown", md}, {"html", html}}) {
       int rc = runSelf(exe, {"report", "--db", db, "--format", format.str(),
@@ -208,6 +252,7 @@ int runStudy() {
     if (Error e = writeIfChanged(stampFile, *stamp))
       return fail(toString(std::move(e)), cli::ExitFailed);
     outs() << "study " << study->name << ": report " << md << " and " << html
+           << (study->fixit ? ", records " + study->fixitPath() : std::string())
            << "\n";
   }
   return generated;
