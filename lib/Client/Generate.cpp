@@ -302,11 +302,17 @@ llvm::Expected<GenerateStats> Generator::run() {
     dispatch();
     bool busy = inFlight > 0 || (pool && pool->busy() > 0);
     bool ready = false;
-    Clock::time_point wake = Clock::now() + std::chrono::seconds(1);
+    auto now = Clock::now();
+    Clock::time_point wake = now + std::chrono::seconds(1);
+    // A ready sample whose time has come and that dispatch() left waiting
+    // is held by a limit (a concurrency slot, which a finished transfer
+    // frees and wakes the poll for, or the budget): only backoffs and rate
+    // windows still ahead set the wake, or the loop would spin.
     for (auto &s : samples)
       if (s->state == State::Ready) {
         ready = true;
-        wake = std::min(wake, s->notBefore);
+        if (s->notBefore > now)
+          wake = std::min(wake, s->notBefore);
       }
     if (!busy && (!ready || stopping))
       break;

@@ -158,8 +158,12 @@ void Generator::dispatch() {
     if (!s.model->config->embedded()) {
       if (!budgetAllows(s, cost, tokens))
         return; // the budget holds every sample, not only this one
-      if (!s.model->limiter->allows(now, tokens, retryAt))
+      if (!s.model->limiter->allows(now, tokens, retryAt)) {
+        // A rate window or a pause: look again when it opens.
+        if (retryAt != Clock::time_point::max())
+          s.notBefore = std::max(s.notBefore, retryAt);
         continue;
+      }
     } else {
       cost = tokens = 0;
     }
