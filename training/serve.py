@@ -3,7 +3,8 @@
 
     python training/serve.py --model runs/r1/model [--adapter runs/r1/adapter]
                              [--port P] [--port-file F] [--log L]
-                             [--server auto|vllm|transformers] [--deadline S]
+                             [--server auto|vllm|transformers] [--device D] [--dtype T]
+                             [--deadline S]
                              [-- EXTRA SERVER ARGS...]
 
 Starts vLLM (`vllm serve`) where it is installed, else `transformers serve`
@@ -44,6 +45,8 @@ def main():
     parser.add_argument("--log", help="the server's output (default: this script's)")
     parser.add_argument("--server", choices=["auto", "vllm", "transformers"], default="auto")
     parser.add_argument("--device", default="auto", help="transformers serve's --device (auto, cpu, cuda:0)")
+    parser.add_argument("--dtype", default="auto",
+                        help="the weights' type as served (auto: as saved; bfloat16, float16, float32)")
     parser.add_argument("--deadline", type=float, default=600, help="seconds to wait for the server")
     parser.add_argument("extra", nargs=argparse.REMAINDER, help="after --: more arguments for the server")
     args = parser.parse_args()
@@ -66,7 +69,8 @@ def main():
     model_id = model
     if server == "vllm":
         command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", model,
-                   "--served-model-name", model, "--host", "127.0.0.1", "--port", str(port)]
+                   "--served-model-name", model, "--host", "127.0.0.1", "--port", str(port),
+                   "--dtype", args.dtype]
         if args.adapter:
             model_id = "tuned"
             command += ["--enable-lora", "--lora-modules", "tuned=" + os.path.abspath(args.adapter)]
@@ -75,7 +79,7 @@ def main():
         if not cli:
             fail("neither vLLM nor the transformers CLI is installed (pip install 'transformers[serving]')")
         command = [cli, "serve", model, "--host", "127.0.0.1", "--port", str(port),
-                   "--device", args.device, "--log-level", "info"]
+                   "--device", args.device, "--dtype", args.dtype, "--log-level", "info"]
     command += extra
 
     log = open(args.log, "w") if args.log else None

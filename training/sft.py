@@ -3,7 +3,8 @@
 
     python training/sft.py --base-model PATH --data fixit.jsonl --output-dir runs/r1
                            [--eval-data fixit.heldout.jsonl] [--heldout-tasks A,B]
-                           [--full] [--lora-r 16 ...] [--max-length 8192] [--no-packing]
+                           [--full] [--lora-r 16 ...] [--lora-layers all|last:N]
+                           [--max-length 8192] [--no-packing]
                            [--balance none|cap:N|uniform:N] [--config run.json] ...
 
 Reads only what `ptxbench fixit` writes: one JSON object per line with
@@ -57,6 +58,8 @@ SETTINGS = [
     ("lora_alpha", 32, "LoRA alpha"),
     ("lora_dropout", 0.05, "LoRA dropout"),
     ("lora_target_modules", "all-linear", "LoRA target modules: all-linear or comma-separated names"),
+    ("lora_layers", "all", "the decoder layers LoRA adapts: all, or last:N (the top N; the backward "
+                           "pass then stops below them, which is what makes a CPU run affordable)"),
     ("merge", True, "save the base merged with the adapter in model/ (LoRA runs)"),
     ("max_length", 16384, "tokens per training sequence; longer records are left out (counted in run_config.json)"),
     ("packing", True, "pack several records into one sequence (TRL's best-fit packing)"),
@@ -190,6 +193,16 @@ def rebalance(records, spec, seed):
     return result
 
 
+def lora_layers(spec):
+    """The --lora-layers spec: None for all layers, else how many of the top."""
+    if spec == "all":
+        return None
+    mode, _, number = spec.partition(":")
+    if mode != "last" or not number.isdigit() or int(number) < 1:
+        fail("--lora-layers expects all or last:N, got '%s'" % spec)
+    return int(number)
+
+
 def write_loss(log_history, output_dir):
     rows = []
     for entry in log_history:
@@ -236,6 +249,7 @@ def main(argv=None):
     if not train:
         fail("%s: no training record%s" % (s["data"], " outside the held-out tasks" if heldout else ""))
     rebalance([], s["balance"], s["seed"])  # checks the spec before the slow part
+    top = lora_layers(s["lora_layers"])
 
     # The heavy imports after the cheap checks, so bad input fails fast.
     import datasets
@@ -331,14 +345,26 @@ def main(argv=None):
     peft_config = None
     if not s["full"]:
         targets = s["lora_target_modules"]
+        layers = None
+        if top is not None:
+            count = getattr(model.config, "num_hidden_layers", None)
+            if not count or top > count:
+                fail("--lora-layers last:%d, but %s has %s decoder layers" % (top, s["base_model"], count))
+            layers = list(range(count - top, count))
+            if targets == "all-linear":
+                # PEFT takes layers only with named modules: every linear
+                # layer's name inside the decoder layers (the output head
+                # is not one of them).
+                targets = ",".join(sorted({name.rsplit(".", 1)[-1] for name, module in model.named_modules()
+                                           if isinstance(module, torch.nn.Linear) and ".layers." in name}))
         peft_config = peft.LoraConfig(
             r=s["lora_r"], lora_alpha=s["lora_alpha"], lora_dropout=s["lora_dropout"],
             target_modules=targets if targets == "all-linear" else targets.split(","),
-            task_type="CAUSAL_LM")
+            layers_to_transform=layers, task_type="CAUSAL_LM")
     trainer = trl.SFTTrainer(model=model, args=sft_config, train_dataset=as_dataset(balanced),
                              eval_dataset=as_dataset(evaluation) if evaluation else None,
                              processing_class=tokenizer, peft_config=peft_config)
-    trainer.train()
+    metrics = trainer.train().metrics
     losses = write_loss(trainer.state.log_history, s["output_dir"])
 
     model_dir = os.path.join(s["output_dir"], "model")
@@ -354,7 +380,11 @@ def main(argv=None):
 
     config["result"] = {"steps": trainer.state.global_step,
                         "first_loss": losses[0][1] if losses else None,
-                        "last_loss": losses[-1][1] if losses else None}
+                        "last_loss": losses[-1][1] if losses else None,
+                        "train_seconds": metrics.get("train_runtime"),
+                        "tokens": next((e["num_tokens"] for e in reversed(trainer.state.log_history)
+                                        if "num_tokens" in e), None),
+                        "steps_per_second": metrics.get("train_steps_per_second")}
     with open(config_path, "w") as f:
         json.dump(config, f, indent=1)
     print("sft.py: %d records (%d before --balance %s), %d steps, loss %s -> %s; %s" % (

