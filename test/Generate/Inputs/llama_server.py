@@ -4,7 +4,7 @@ answer GET /v1/models (with a deadline), then writes the port file and
 waits for the server. Used through with_server.py, which kills this
 script's process group (the server with it) on every exit path.
 
-  llama_server.py --model M.gguf --port-file F --log L
+  llama_server.py --model M.gguf --port-file F --log L [--n-ctx N]
 """
 import argparse, os, signal, socket, subprocess, sys, time, urllib.request
 
@@ -13,6 +13,7 @@ parser.add_argument("--model", required=True)
 parser.add_argument("--port-file", required=True)
 parser.add_argument("--log", required=True)
 parser.add_argument("--deadline", type=float, default=120)
+parser.add_argument("--n-ctx", default="8192", help="the context window (SmolLM2's is 8192)")
 args = parser.parse_args()
 
 with socket.socket() as s:
@@ -20,7 +21,7 @@ with socket.socket() as s:
     port = s.getsockname()[1]
 log = open(args.log, "w")
 server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", args.model,
-                           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "32768",
+                           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", args.n_ctx,
                            "--n_threads", "2", "--seed", "1",
                            # Serve requests one after the other instead of
                            # cutting a stream when the next request comes.
