@@ -384,7 +384,9 @@ def main(argv=None):
                         "train_seconds": metrics.get("train_runtime"),
                         "tokens": next((e["num_tokens"] for e in reversed(trainer.state.log_history)
                                         if "num_tokens" in e), None),
-                        "steps_per_second": metrics.get("train_steps_per_second")}
+                        # The trainer's own figure is rounded to 3 decimals.
+                        "steps_per_second": trainer.state.global_step / metrics["train_runtime"]
+                        if metrics.get("train_runtime") else None}
     with open(config_path, "w") as f:
         json.dump(config, f, indent=1)
     print("sft.py: %d records (%d before --balance %s), %d steps, loss %s -> %s; %s" % (

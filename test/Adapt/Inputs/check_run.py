@@ -20,8 +20,9 @@ config = json.load(open(os.path.join(run, "run_config.json")))
 check(config["data_sha256"] == hashlib.sha256(open(data, "rb").read()).hexdigest(),
       "run_config.json has the data's sha256")
 s = config["settings"]
-print("settings: seed=%s max_length=%s packing=%s full=%s balance=%s lr=%s" % (
-    s["seed"], s["max_length"], s["packing"], s["full"], s["balance"], s["learning_rate"]))
+print("settings: seed=%s max_length=%s packing=%s full=%s balance=%s lr=%s layers=%s" % (
+    s["seed"], s["max_length"], s["packing"], s["full"], s["balance"], s["learning_rate"],
+    s["lora_layers"]))
 print("balance: %s -> %s records" % (config["balance"]["records_before"], config["balance"]["records_after"]))
 for cell, n in sorted(config["balance"]["cells_after"].items()):
     print("cell after: %s: %d" % (cell, n))
