@@ -12,9 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Runtime/PlanCheck.h"
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/LaunchPlan.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/Path.h"
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -22,7 +22,7 @@
 #include "Generator.h"
 
 #include "ptxbench/Prompt/Prompt.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

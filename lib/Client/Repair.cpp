@@ -15,7 +15,7 @@
 #include "ptxbench/Eval/Repair.h"
 #include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Prompt/Prompt.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"

@@ -12,10 +12,11 @@
 
 #include "ptxbench/Eval/StaticStage.h"
 
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Runtime/PlanCheck.h"
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Support/ChildProcess.h"
+#include "ptxbench/Task/LaunchPlan.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"

@@ -18,11 +18,11 @@
 #include "ptxbench/Eval/StaticStage.h"
 #include "ptxbench/Eval/Summary.h"
 #include "ptxbench/ISA/ISA.h"
-#include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Support/HostPaths.h"
 #include "ptxbench/Support/Sandbox.h"
+#include "ptxbench/Task/LaunchPlan.h"
+#include "ptxbench/Task/Task.h"
 #include "ptxbench/Toolchain/Assembler.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 

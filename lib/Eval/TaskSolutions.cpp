@@ -3,8 +3,8 @@
 #include "ptxbench/Eval/TaskSolutions.h"
 
 #include "ptxbench/Eval/StaticEval.h"
-#include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Support/JSON.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

@@ -11,8 +11,7 @@
 #include "ptxbench/Prompt/Feedback.h"
 
 #include "ptxbench/ISA/ISA.h"
-#include "ptxbench/Runtime/Result.h"
-
+#include "ptxbench/Task/Verdict.h"
 #include "ptxbench/Toolchain/PtxasLog.h"
 
 #include "llvm/ADT/STLExtras.h"

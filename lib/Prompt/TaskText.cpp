@@ -11,7 +11,7 @@
 #include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Prompt/Feedback.h"
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"

@@ -12,8 +12,7 @@
 #include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Prompt/TaskText.h"
-#include "ptxbench/Runtime/LaunchPlan.h"
-#include "ptxbench/Runtime/TritonPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"

@@ -2,89 +2,24 @@
 //
 // Everything about a submission's launch plan that needs no device: the
 // plan parsed, resolved against the task for every workload, and its
-// kernels held against the compiled module (names, argument counts and
-// sizes), with every mistake of a workload in one message. `ptxbench run`
+// kernels held against the compiled module (checkPlanKernels), with every
+// mistake of a workload in one message of the workload's result. `ptxbench run`
 // and `ptxbench eval` (also with --static-only) both go through here, so a
 // plan is judged the same way with or without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Runtime/PlanCheck.h"
+
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 
 #include <tuple>
 
 using namespace llvm;
 using namespace ptxbench::runtime;
-
-/// The bytes the plan passes for `arg`: 8 for a pointer, 128 for a tensor
-/// map (CUtensorMap), the scalar's size.
-static uint64_t passedBytes(const ResolvedArg &arg) {
-  switch (arg.kind) {
-  case ResolvedArg::Kind::TensorMap:
-    return 128;
-  case ResolvedArg::Kind::Scalar:
-    return scalarTypeSize(arg.type);
-  case ResolvedArg::Kind::Tensor:
-  case ResolvedArg::Kind::Workspace:
-    return 8;
-  }
-  llvm_unreachable("argument kind");
-}
-
-Error ptxbench::runtime::checkPlanKernels(const LaunchPlan &plan,
-                                          const ResolvedPlan *resolved,
-                                          ArrayRef<ModuleKernel> kernels) {
-  Error errors = Error::success();
-  auto add = [&](Error e) {
-    errors = joinErrors(std::move(errors), std::move(e));
-  };
-  std::vector<std::string> defined;
-  for (const ModuleKernel &m : kernels)
-    defined.push_back(m.name);
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    const KernelDecl &decl = plan.kernels[k];
-    const ModuleKernel *found = nullptr;
-    for (const ModuleKernel &m : kernels)
-      if (m.name == decl.name)
-        found = &m;
-    if (!found) {
-      add(makeError(
-          decl.loc,
-          "kernel '" + decl.name + "' is not in the compiled module (" +
-              (defined.empty() ? std::string("it defines no kernel")
-                               : "its kernels: " + join(defined, ", ")) +
-              "); declare it extern \"C\" __global__"));
-      continue;
-    }
-    if (found->paramBytes.size() != decl.args.size()) {
-      add(makeError(decl.loc, "kernel '" + decl.name + "' takes " +
-                                  Twine(found->paramBytes.size()) +
-                                  " parameters but the plan passes " +
-                                  Twine(decl.args.size())));
-      continue;
-    }
-    // The sizes need the arguments resolved (a name is a pointer, a tensor
-    // map or a scalar).
-    if (!resolved)
-      continue;
-    const ResolvedKernel &rk = resolved->kernels[k];
-    for (size_t i = 0; i < rk.args.size(); ++i) {
-      uint64_t want = passedBytes(rk.args[i]), size = found->paramBytes[i];
-      if (size && size != want)
-        add(makeError(decl.args[i].loc,
-                      "argument " + Twine(i + 1) + " of kernel '" + decl.name +
-                          "' is " + Twine(size) +
-                          " bytes in the kernel, but the plan passes " +
-                          Twine(want)));
-    }
-  }
-  return errors;
-}
 
 /// The messages of `errors`, one line each, ordered by their place in
 /// `fileName` (line, then column), so a plan's mistakes read in the order

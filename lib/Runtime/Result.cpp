@@ -1,11 +1,10 @@
-//===- Result.cpp - Statuses, output checks, timing statistics ------------===//
+//===- Result.cpp - Output checks, timing statistics ----------------------===//
 //
-// The plain host arithmetic behind a result: status names, bf16
-// conversion and the unwritten-output poison, the comparison of an output
-// with its reference (on the host, and the verdict on the device-side
-// check's sums), the timer's statistics, stopping rule and throttle
-// filter, feature verdicts, and the fraction of the speed of light a
-// workload ran at. ResultJSON.cpp writes and reads results;
+// The plain host arithmetic behind a result: bf16 conversion and the
+// unwritten-output poison, the comparison of an output with its reference
+// (on the host, and the verdict on the device-side check's sums), the
+// timer's statistics, stopping rule and throttle filter, a feature count's
+// verdict, and the fraction of the speed of light a workload ran at. ResultJSON.cpp writes and reads results;
 // ResultSummary.cpp prints them.
 //
 //===----------------------------------------------------------------------===//
@@ -21,35 +20,6 @@
 
 using namespace llvm;
 using namespace ptxbench::runtime;
-
-static constexpr std::pair<Status, StringLiteral> statusNames[] = {
-    {Status::Passed, "PASSED"},
-    {Status::Incorrect, "INCORRECT"},
-    {Status::Suspicious, "SUSPICIOUS"},
-    {Status::CompileError, "COMPILE_ERROR"},
-    {Status::CompileTimeout, "COMPILE_TIMEOUT"},
-    {Status::PlanError, "PLAN_ERROR"},
-    {Status::LaunchError, "LAUNCH_ERROR"},
-    {Status::RuntimeError, "RUNTIME_ERROR"},
-    {Status::Timeout, "TIMEOUT"},
-    {Status::HarnessError, "HARNESS_ERROR"},
-    {Status::NoGpu, "NO_GPU"},
-    {Status::Skipped, "SKIPPED"},
-};
-
-StringRef ptxbench::runtime::statusName(Status status) {
-  for (const auto &[s, name] : statusNames)
-    if (s == status)
-      return name;
-  llvm_unreachable("status");
-}
-
-std::optional<Status> ptxbench::runtime::parseStatus(StringRef name) {
-  for (const auto &[s, n] : statusNames)
-    if (n == name)
-      return s;
-  return std::nullopt;
-}
 
 bool ptxbench::runtime::isUnwritten(float value) {
   uint32_t bits;
@@ -240,47 +210,6 @@ FamilyVerdict ptxbench::runtime::familyVerdict(const FeatureCount &c) {
   if (c.inCode == 0)
     return FamilyVerdict::NotInCode;
   return FamilyVerdict::NotExecuted;
-}
-
-namespace {
-constexpr std::pair<FamilyVerdict, const char *> verdictNames[] = {
-    {FamilyVerdict::NotMeasured, "not measured"},
-    {FamilyVerdict::NotExecuted, "not executed"},
-    {FamilyVerdict::NotInCode, "not in code"},
-    {FamilyVerdict::NotTriggered, "not triggered"},
-    {FamilyVerdict::Token, "token"},
-    {FamilyVerdict::Executed, "executed"},
-    {FamilyVerdict::Used, "used"},
-};
-} // namespace
-
-StringRef ptxbench::runtime::verdictName(FamilyVerdict verdict) {
-  for (auto [v, name] : verdictNames)
-    if (v == verdict)
-      return name;
-  llvm_unreachable("a verdict without a name");
-}
-
-std::optional<FamilyVerdict>
-ptxbench::runtime::parseFamilyVerdict(StringRef name) {
-  for (auto [v, text] : verdictNames)
-    if (name == text)
-      return v;
-  return std::nullopt;
-}
-
-FamilyVerdict ptxbench::runtime::acrossWorkloads(FamilyVerdict a,
-                                                 FamilyVerdict b) {
-  if (a == FamilyVerdict::NotMeasured)
-    return b;
-  if (b == FamilyVerdict::NotMeasured)
-    return a;
-  return std::min(a, b);
-}
-
-FamilyVerdict ptxbench::runtime::acrossAlternatives(FamilyVerdict a,
-                                                    FamilyVerdict b) {
-  return std::max(a, b);
 }
 
 StringRef ptxbench::runtime::featureVerdict(const FeatureCount &c) {

@@ -24,7 +24,7 @@
 #include "Gpu.h"
 
 #include "ptxbench/Analysis/WorkCounters.h"
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 
 #include <array>
 #include <vector>

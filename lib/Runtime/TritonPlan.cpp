@@ -11,9 +11,10 @@
 
 #include "ptxbench/Runtime/TritonPlan.h"
 
+#include "ptxbench/Runtime/PlanCheck.h"
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Support/JSON.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -23,22 +24,6 @@
 using namespace llvm;
 using namespace ptxbench;
 using namespace ptxbench::runtime;
-
-StringRef ptxbench::runtime::tritonTypeName(DType dtype) {
-  switch (dtype) {
-  case DType::BF16:
-    return "bf16";
-  case DType::F16:
-    return "fp16";
-  case DType::F32:
-    return "fp32";
-  case DType::I32:
-    return "i32";
-  case DType::E4M3:
-    return "fp8e4nv";
-  }
-  llvm_unreachable("dtype");
-}
 
 namespace {
 

@@ -17,9 +17,9 @@
 #include "Operator.h"
 #include "SubmissionModule.h"
 
-#include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/LaunchPlan.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -19,8 +19,8 @@
 
 #include "ptxbench/Conversion/ImportPTX.h"
 #include "ptxbench/Report/BuildReport.h"
-#include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Runtime/TritonPlan.h"
+#include "ptxbench/Task/Task.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "mlir/IR/MLIRContext.h"

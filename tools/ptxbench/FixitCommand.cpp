@@ -21,7 +21,7 @@
 #include "ptxbench/Eval/FixitRecords.h"
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/TaskSolutions.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -13,7 +13,7 @@
 
 #include "ptxbench/Prompt/Prompt.h"
 #include "ptxbench/Prompt/Tags.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"

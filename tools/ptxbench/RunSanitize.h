@@ -9,7 +9,7 @@
 #define PTXBENCH_TOOLS_PTXBENCH_RUNSANITIZE_H
 
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include <string>
 #include <vector>

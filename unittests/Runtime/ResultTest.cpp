@@ -186,16 +186,6 @@ TEST(ResultTest, OutputAndBaselineChecks) {
   EXPECT_NE(text.find("outputs: O rel_l2 0.002"), std::string::npos) << text;
 }
 
-TEST(ResultTest, StatusNames) {
-  for (Status s :
-       {Status::Passed, Status::Incorrect, Status::Suspicious,
-        Status::CompileError, Status::CompileTimeout, Status::PlanError,
-        Status::LaunchError, Status::RuntimeError, Status::Timeout,
-        Status::HarnessError, Status::NoGpu, Status::Skipped})
-    EXPECT_EQ(parseStatus(statusName(s)), s);
-  EXPECT_EQ(parseStatus("passed"), std::nullopt);
-}
-
 TEST(ResultTest, Summary) {
   RunResult run;
   run.task = "gemm_bf16";
@@ -632,32 +622,6 @@ TEST(ResultTest, PhasesRoundTripAndPrint) {
       << text;
   EXPECT_NE(text.find("before the workloads (1762 ms)"), std::string::npos)
       << text;
-}
-
-TEST(ResultTest, FamilyVerdictsHaveOneRankingAndTwoWaysToCombine) {
-  // Every verdict's name reads back as itself.
-  for (FamilyVerdict v :
-       {FamilyVerdict::NotMeasured, FamilyVerdict::NotExecuted,
-        FamilyVerdict::NotInCode, FamilyVerdict::NotTriggered,
-        FamilyVerdict::Token, FamilyVerdict::Executed, FamilyVerdict::Used})
-    EXPECT_EQ(parseFamilyVerdict(verdictName(v)), v);
-  EXPECT_EQ(parseFamilyVerdict("USED"), std::nullopt);
-  // Over workloads the least credit; an unmeasured workload is no verdict.
-  EXPECT_EQ(acrossWorkloads(FamilyVerdict::Used,
-                                     FamilyVerdict::NotTriggered),
-            FamilyVerdict::NotTriggered);
-  EXPECT_EQ(acrossWorkloads(FamilyVerdict::Executed,
-                                     FamilyVerdict::Token),
-            FamilyVerdict::Token);
-  EXPECT_EQ(acrossWorkloads(FamilyVerdict::NotMeasured,
-                                     FamilyVerdict::Used),
-            FamilyVerdict::Used);
-  // Over alternatives the most.
-  EXPECT_EQ(acrossAlternatives(FamilyVerdict::NotInCode,
-                                        FamilyVerdict::Used),
-            FamilyVerdict::Used);
-  EXPECT_TRUE(credited(FamilyVerdict::Executed));
-  EXPECT_FALSE(credited(FamilyVerdict::Token));
 }
 
 TEST(ResultTest, ARunResultReadsBackAsItWasWritten) {

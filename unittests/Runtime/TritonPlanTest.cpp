@@ -1,7 +1,7 @@
 //===- TritonPlanTest.cpp - A Triton plan to a signature and back ---------===//
 
 #include "ptxbench/Runtime/TritonPlan.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "gtest/gtest.h"
 

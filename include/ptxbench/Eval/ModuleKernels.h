@@ -10,7 +10,7 @@
 #define PTXBENCH_EVAL_MODULEKERNELS_H
 
 #include "ptxbench/Dialect/PTX/PTX.h"
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 
 #include <vector>
 

@@ -14,7 +14,7 @@
 
 #include "ptxbench/Eval/Sample.h"
 #include "ptxbench/Eval/SampleTree.h"
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include <memory>

@@ -17,7 +17,7 @@
 #define PTXBENCH_PROMPT_PROMPT_H
 
 #include "ptxbench/Prompt/Tags.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"

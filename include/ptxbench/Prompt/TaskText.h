@@ -12,7 +12,7 @@
 #ifndef PTXBENCH_PROMPT_TASKTEXT_H
 #define PTXBENCH_PROMPT_TASKTEXT_H
 
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/Error.h"
 

@@ -12,7 +12,7 @@
 #ifndef PTXBENCH_PROMPT_TRITONTEXT_H
 #define PTXBENCH_PROMPT_TRITONTEXT_H
 
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

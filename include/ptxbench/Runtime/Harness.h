@@ -12,10 +12,10 @@
 #ifndef PTXBENCH_RUNTIME_HARNESS_H
 #define PTXBENCH_RUNTIME_HARNESS_H
 
-#include "ptxbench/Runtime/LaunchPlan.h"
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Runtime/Task.h"
 #include "ptxbench/Support/Sandbox.h"
+#include "ptxbench/Task/LaunchPlan.h"
+#include "ptxbench/Task/Task.h"
 
 namespace ptxbench::runtime {
 

@@ -1,16 +1,18 @@
-//===- Result.h - Statuses, output checks, timing, reports -*- C++ -*-===//
+//===- Result.h - Output checks, timing, a run's result -------*- C++ -*-===//
 //
 // Everything here is plain host code so it can be unit-tested without a GPU:
 // the comparison of an output against its reference, the statistics and
 // stopping rule of the timer, the per-workload result and its JSON and
 // readable forms (the worker sends the JSON to the parent over a pipe).
+// The status and verdict words are ptxbench/Task/Verdict.h's.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PTXBENCH_RUNTIME_RESULT_H
 #define PTXBENCH_RUNTIME_RESULT_H
 
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
+#include "ptxbench/Task/Verdict.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/JSON.h"
@@ -20,24 +22,6 @@
 #include <optional>
 
 namespace ptxbench::runtime {
-
-/// Outcome of one workload of one submission, worst first where it matters.
-enum class Status {
-  Passed,         // ran, correct
-  Incorrect,      // ran, an output check failed
-  Suspicious,     // ran, correct, but faster than the hardware allows
-  CompileError,   // NVRTC or the driver's PTX JIT rejected the submission
-  CompileTimeout, // NVRTC or the driver's PTX JIT ran past its time limit
-  PlanError,      // the launch plan is malformed or does not fit the task
-  LaunchError,    // the driver refused a launch (resources, bad config, symbol)
-  RuntimeError,   // a fault during execution (illegal address, trap, ...)
-  Timeout,        // killed by the watchdog (a hang)
-  HarnessError,   // our own failure or the environment's (not the kernel's)
-  NoGpu,          // no CUDA driver or device
-  Skipped,        // not run (an earlier failure made it pointless)
-};
-llvm::StringRef statusName(Status status);
-std::optional<Status> parseStatus(llvm::StringRef name);
 
 /// The bit pattern outputs are pre-filled with (a quiet NaN with a payload
 /// no arithmetic produces); bf16 outputs use its upper half.
@@ -147,46 +131,8 @@ struct FeatureCount {
   /// FLOPs too; "knockout-not-run"); empty when it counts.
   std::string withheld;
 };
-/// What a run says of one family, from the least credit to the most. The
-/// one ranking every consumer uses; combine verdicts only with
-/// acrossWorkloads() and acrossAlternatives().
-enum class FamilyVerdict {
-  /// No counts were taken (e.g. a run without feature counts).
-  NotMeasured,
-  /// Counted, but the code's count is unknown and nothing executed.
-  NotExecuted,
-  /// Not in the code.
-  NotInCode,
-  /// In the code, executed zero times.
-  NotTriggered,
-  /// Executed, but did less than the task's share of the work, or its work
-  /// does not count (FeatureCount::withheld).
-  Token,
-  /// Executed; the family has no work measure.
-  Executed,
-  /// Executed and did at least the task's share of the work, and the work
-  /// reached the outputs.
-  Used,
-};
-
 /// The verdict of one workload's count.
 FamilyVerdict familyVerdict(const FeatureCount &count);
-/// "used", "token", "executed", "not triggered", "not in code", "not
-/// executed", "not measured": the words of the JSON and the reports.
-llvm::StringRef verdictName(FamilyVerdict verdict);
-/// verdictName()'s inverse; none for another word.
-std::optional<FamilyVerdict> parseFamilyVerdict(llvm::StringRef name);
-/// Whether the verdict credits the family: it did the work (or executed,
-/// for a family without a work measure).
-inline bool credited(FamilyVerdict v) {
-  return v == FamilyVerdict::Used || v == FamilyVerdict::Executed;
-}
-/// One family over a run's workloads: the least credit of those measured
-/// (a family that falls back on one workload is not used by the sample).
-FamilyVerdict acrossWorkloads(FamilyVerdict a, FamilyVerdict b);
-/// A requirement's alternatives ("bulk_copy|tma"): the most credit any of
-/// them earns.
-FamilyVerdict acrossAlternatives(FamilyVerdict a, FamilyVerdict b);
 /// verdictName(familyVerdict(count)).
 llvm::StringRef featureVerdict(const FeatureCount &count);
 

@@ -17,7 +17,7 @@
 #ifndef PTXBENCH_RUNTIME_TRITONPLAN_H
 #define PTXBENCH_RUNTIME_TRITONPLAN_H
 
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 #include "ptxbench/Toolchain/TritonCompiler.h"
 
 #include <optional>
@@ -27,11 +27,6 @@ namespace ptxbench::runtime {
 
 struct Task;
 struct Workload;
-enum class DType;
-
-/// Triton's name of an element type (`bf16`, `fp32`, `fp8e4nv`); a task
-/// tensor is a pointer to it (`*bf16`).
-llvm::StringRef tritonTypeName(DType dtype);
 
 /// Every workload of `task`, development and held-out: one compile serves
 /// them all, so specialization is decided over all of them.

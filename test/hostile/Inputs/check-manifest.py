@@ -2,7 +2,7 @@
 
 Every .cu file of the folder has exactly one entry and every entry a file;
 each entry names a task that exists and a status `ptxbench run` knows (the
-table in lib/Runtime/Result.cpp; null while not yet measured); each file
+table in lib/Task/Verdict.cpp; null while not yet measured); each file
 opens with a comment saying what it games; an entry's `never_prints`
 marker (what the file prints when it finds state from an earlier launch,
 which a GPU run must not capture) is one word that the file really
@@ -28,7 +28,7 @@ parser.add_argument("--check-plans", action="store_true")
 args = parser.parse_args()
 
 hostile = os.path.join(args.src, "tasks", "hostile")
-with open(os.path.join(args.src, "lib", "Runtime", "Result.cpp")) as f:
+with open(os.path.join(args.src, "lib", "Task", "Verdict.cpp")) as f:
     statuses = set(re.findall(r'\{Status::\w+, "(\w+)"\}', f.read()))
 manifest = json.load(open(os.path.join(hostile, "manifest.json")))
 entries = manifest["entries"]

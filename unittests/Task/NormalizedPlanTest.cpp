@@ -1,6 +1,6 @@
 //===- NormalizedPlanTest.cpp - A launch plan's canonical text ------------===//
 
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 
 #include "gtest/gtest.h"
 

@@ -1,6 +1,6 @@
 //===- ExprTest.cpp - Tests of launch-plan integer expressions ------------===//
 
-#include "ptxbench/Runtime/Expr.h"
+#include "ptxbench/Task/Expr.h"
 
 #include "llvm/ADT/StringExtras.h"
 

@@ -14,10 +14,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_RUNTIME_LAUNCHPLAN_H
-#define PTXBENCH_RUNTIME_LAUNCHPLAN_H
+#ifndef PTXBENCH_TASK_LAUNCHPLAN_H
+#define PTXBENCH_TASK_LAUNCHPLAN_H
 
-#include "ptxbench/Runtime/Expr.h"
+#include "ptxbench/Task/Expr.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/JSON.h"
@@ -214,26 +214,6 @@ llvm::Error checkPlanKernels(const LaunchPlan &plan,
                              const ResolvedPlan *resolved,
                              llvm::ArrayRef<ModuleKernel> kernels);
 
-struct RunResult;
-struct Workload;
-
-/// Everything about the launch plan of `source` that needs no GPU: parsed,
-/// resolved for each workload, and (when `kernels` is known) held against
-/// the compiled module. Fills `run.workloads` with one result per workload,
-/// PLAN_ERROR with every mistake for that workload, the others not yet
-/// run; returns whether the plan is fine for all of them.
-bool checkPlanOffline(const Task &task, llvm::ArrayRef<Workload> workloads,
-                      llvm::StringRef source, llvm::StringRef fileName,
-                      std::optional<llvm::ArrayRef<ModuleKernel>> kernels,
-                      RunResult &run);
-/// As above for a plan already parsed (or lowered from a Triton plan), or
-/// the error that says why there is none.
-bool checkPlanOffline(const Task &task, llvm::ArrayRef<Workload> workloads,
-                      llvm::Expected<LaunchPlan> plan,
-                      llvm::StringRef fileName,
-                      std::optional<llvm::ArrayRef<ModuleKernel>> kernels,
-                      RunResult &run);
-
 } // namespace ptxbench::runtime
 
-#endif // PTXBENCH_RUNTIME_LAUNCHPLAN_H
+#endif // PTXBENCH_TASK_LAUNCHPLAN_H

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"

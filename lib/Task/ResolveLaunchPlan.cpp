@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Runtime/LaunchPlan.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/LaunchPlan.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/ADT/StringMap.h"
 

@@ -1,7 +1,7 @@
 //===- LaunchPlanTest.cpp - Tests of the `// @ptxbench` launch plan -------===//
 
-#include "ptxbench/Runtime/LaunchPlan.h"
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/LaunchPlan.h"
+#include "ptxbench/Task/Task.h"
 
 #include "gtest/gtest.h"
 

@@ -14,7 +14,7 @@
 #ifndef PTXBENCH_LIB_RUNTIME_TASKREADER_H
 #define PTXBENCH_LIB_RUNTIME_TASKREADER_H
 
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/JSON.h"
 

@@ -1,6 +1,6 @@
 //===- TaskTest.cpp - Tests of the task loader ----------------------------===//
 
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/JSON.h"
 #include "gtest/gtest.h"

@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_RUNTIME_TASK_H
-#define PTXBENCH_RUNTIME_TASK_H
+#ifndef PTXBENCH_TASK_TASK_H
+#define PTXBENCH_TASK_TASK_H
 
-#include "ptxbench/Runtime/Expr.h"
+#include "ptxbench/Task/Expr.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -26,6 +26,9 @@ enum class DType { BF16, F16, F32, I32, E4M3 };
 llvm::StringRef dtypeName(DType dtype);
 std::optional<DType> parseDType(llvm::StringRef name);
 unsigned dtypeSize(DType dtype);
+/// Triton's name of an element type (`bf16`, `fp32`, `fp8e4nv`); a task
+/// tensor is a pointer to it (`*bf16`).
+llvm::StringRef tritonTypeName(DType dtype);
 
 enum class Role { Input, Output };
 
@@ -166,4 +169,4 @@ llvm::Expected<std::vector<Workload>> selectWorkloads(const Task &task,
 
 } // namespace ptxbench::runtime
 
-#endif // PTXBENCH_RUNTIME_TASK_H
+#endif // PTXBENCH_TASK_TASK_H

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_RUNTIME_EXPR_H
-#define PTXBENCH_RUNTIME_EXPR_H
+#ifndef PTXBENCH_TASK_EXPR_H
+#define PTXBENCH_TASK_EXPR_H
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -98,4 +98,4 @@ private:
 
 } // namespace ptxbench::runtime
 
-#endif // PTXBENCH_RUNTIME_EXPR_H
+#endif // PTXBENCH_TASK_EXPR_H

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Runtime/LaunchPlan.h"
+#include "ptxbench/Task/LaunchPlan.h"
 
 #include "llvm/Support/raw_ostream.h"
 

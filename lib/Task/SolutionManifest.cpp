@@ -13,8 +13,8 @@
 #include "TaskReader.h"
 
 #include "ptxbench/ISA/ISA.h"
-#include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Support/JSON.h"
+#include "ptxbench/Task/Verdict.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -1,13 +1,14 @@
 //===- Task.cpp - The task model: element types and shapes ----------------===//
 //
-// What a loaded task answers about itself: element type names and sizes,
-// tensors by name, and a tensor's shape under one workload. Reading
-// task.json is TaskLoader.cpp's (with TaskTensors.cpp, TaskWorkloads.cpp and
-// TaskReferences.cpp); selecting workloads is TaskWorkloads.cpp's.
+// What a loaded task answers about itself: element type names (the task
+// file's and Triton's) and sizes, tensors by name, and a tensor's shape
+// under one workload. Reading task.json is TaskLoader.cpp's (with
+// TaskTensors.cpp, TaskWorkloads.cpp and TaskReferences.cpp); selecting
+// workloads is TaskWorkloads.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Runtime/Task.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -26,6 +27,22 @@ StringRef ptxbench::runtime::dtypeName(DType dtype) {
     return "i32";
   case DType::E4M3:
     return "e4m3";
+  }
+  llvm_unreachable("dtype");
+}
+
+StringRef ptxbench::runtime::tritonTypeName(DType dtype) {
+  switch (dtype) {
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "fp16";
+  case DType::F32:
+    return "fp32";
+  case DType::I32:
+    return "i32";
+  case DType::E4M3:
+    return "fp8e4nv";
   }
   llvm_unreachable("dtype");
 }
