@@ -15,11 +15,10 @@
 #include "ptxbench/Toolchain/TritonCompiler.h"
 
 #include "ptxbench/Support/ChildProcess.h"
+#include "ptxbench/Support/Python.h"
 #include "ptxbench/Support/Sandbox.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -39,56 +38,6 @@ void limit(int resource, rlim_t value) {
   rlimit l;
   l.rlim_cur = l.rlim_max = value;
   setrlimit(resource, &l);
-}
-
-/// The folders an interpreter at `python` reads its standard library and
-/// packages from: the installation above its bin/ folder, for the path as
-/// given (a virtual environment) and for its real path.
-std::vector<std::string> pythonTrees(StringRef python) {
-  std::vector<std::string> trees;
-  auto add = [&](StringRef exe) {
-    StringRef bin = llvm::sys::path::parent_path(exe);
-    StringRef prefix = llvm::sys::path::parent_path(bin);
-    if (!prefix.empty() && prefix != "/" &&
-        std::find(trees.begin(), trees.end(), prefix.str()) == trees.end())
-      trees.push_back(prefix.str());
-  };
-  add(python);
-  llvm::SmallString<256> real;
-  if (!llvm::sys::fs::real_path(python, real))
-    add(real);
-  return trees;
-}
-
-/// The program interpreter (the dynamic loader) a 64-bit ELF executable
-/// names; empty when it names none or is not one. The kernel opens it for
-/// execution too, so the sandbox must let it.
-std::string elfInterpreter(StringRef path) {
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-  if (!file)
-    return "";
-  StringRef bytes = (*file)->getBuffer();
-  auto read = [&](uint64_t at, unsigned size) -> uint64_t {
-    uint64_t v = 0;
-    if (at + size > bytes.size())
-      return 0;
-    std::memcpy(&v, bytes.data() + at, size);
-    return v;
-  };
-  if (!bytes.starts_with("\x7f" "ELF") || bytes.size() < 64 || bytes[4] != 2)
-    return "";
-  uint64_t phoff = read(32, 8), entry = read(54, 2), count = read(56, 2);
-  for (uint64_t i = 0; i < count && entry >= 56; ++i) {
-    uint64_t ph = phoff + i * entry;
-    if (read(ph, 4) != 3) // PT_INTERP
-      continue;
-    uint64_t offset = read(ph + 8, 8), size = read(ph + 32, 8);
-    if (!size || offset + size > bytes.size())
-      return "";
-    return bytes.substr(offset, size).rtrim('\0').str();
-  }
-  return "";
 }
 
 /// Writes `why` as the driver's result, so the parent can say it.
@@ -127,7 +76,7 @@ int ptxbench::toolchain::runTritonCompileChild(StringRef workdir,
   if (!mode)
     return failWith(workdir, llvm::toString(mode.takeError()));
   SandboxPolicy policy;
-  policy.readable = pythonTrees(python);
+  policy.readable = support::pythonTrees(python);
   // Where the interpreter imports from beyond its installation (a user's
   // site-packages, a virtual environment's).
   for (const std::string &dir : searchPath)
@@ -146,7 +95,7 @@ int ptxbench::toolchain::runTritonCompileChild(StringRef workdir,
     policy.readable.push_back(path);
   policy.writable = {workdir.str()};
   policy.executable = {python.str()};
-  if (std::string loader = elfInterpreter(python); !loader.empty())
+  if (std::string loader = support::elfInterpreter(python); !loader.empty())
     policy.executable.push_back(loader);
   auto state = applySandbox(policy, *mode);
   if (!state)

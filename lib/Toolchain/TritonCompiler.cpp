@@ -12,22 +12,19 @@
 
 #include "ptxbench/Support/ChildProcess.h"
 #include "ptxbench/Support/JSON.h"
+#include "ptxbench/Support/Python.h"
 #include "ptxbench/Support/Sandbox.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <csignal>
-#include <mutex>
-#include <cstdlib>
 
 using namespace ptxbench;
 using namespace ptxbench::toolchain;
@@ -200,60 +197,7 @@ std::string ptxbench::toolchain::tritonDriverPath(StringRef helper) {
 
 llvm::Expected<TritonPython>
 ptxbench::toolchain::tritonPython(const TritonLimits &limits) {
-  std::string name = limits.python;
-  if (name.empty())
-    if (const char *env = std::getenv("PTXBENCH_PYTHON"); env && *env)
-      name = env;
-  if (name.empty())
-    name = "python3";
-  std::string path = name;
-  if (!llvm::sys::path::has_parent_path(name)) {
-    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(name);
-    if (!found)
-      return llvm::createStringError(
-          "no '" + name +
-          "' on PATH to compile Triton with (set PTXBENCH_PYTHON to the "
-          "interpreter utils/setup.sh installed Triton for)");
-    path = *found;
-  } else if (!llvm::sys::fs::can_execute(name)) {
-    return llvm::createStringError("the Python interpreter '" + name +
-                                   "' is not an executable file");
-  }
-  // The interpreter itself, past launcher scripts (pyenv's shims): the
-  // sandboxed child may start that one program and no shell; and where it
-  // imports from with the child's flags (-E, user site included). Asked
-  // once.
-  static std::mutex lock;
-  static llvm::StringMap<TritonPython> resolved;
-  std::lock_guard<std::mutex> guard(lock);
-  if (auto it = resolved.find(path); it != resolved.end())
-    return it->second;
-  llvm::SmallString<128> out;
-  if (llvm::sys::fs::createTemporaryFile("ptxbench-python", "txt", out))
-    return llvm::createStringError("cannot create a temporary file");
-  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove(out); });
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(out),
-                                          StringRef("")};
-  int rc = llvm::sys::ExecuteAndWait(
-      path,
-      {path, "-E", "-B", "-c",
-       "import sys; print(sys.executable); print('\\n'.join(sys.path))"},
-      std::nullopt, redirects, /*SecondsToWait=*/60);
-  auto text = llvm::MemoryBuffer::getFile(out);
-  llvm::SmallVector<StringRef> lines;
-  if (text)
-    (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
-  if (rc != 0 || lines.empty() ||
-      !llvm::sys::fs::can_execute(lines.front().trim()))
-    return llvm::createStringError("'" + path +
-                                   "' does not say which interpreter it "
-                                   "is (sys.executable)");
-  TritonPython python;
-  python.executable = lines.front().trim().str();
-  for (StringRef dir : llvm::ArrayRef(lines).drop_front())
-    if (llvm::sys::path::is_absolute(dir.trim()))
-      python.searchPath.push_back(dir.trim().str());
-  return resolved[path] = std::move(python);
+  return support::resolvePython(limits.python, "to compile Triton with");
 }
 
 unsigned ptxbench::toolchain::tritonPtxVersion() {

@@ -20,6 +20,7 @@
 #ifndef PTXBENCH_TOOLCHAIN_TRITONCOMPILER_H
 #define PTXBENCH_TOOLCHAIN_TRITONCOMPILER_H
 
+#include "ptxbench/Support/Python.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
 #include "llvm/Support/JSON.h"
@@ -140,13 +141,7 @@ struct TritonLimits {
 /// is not there.
 std::string tritonDriverPath(llvm::StringRef helper);
 /// The interpreter Triton compiles with.
-struct TritonPython {
-  /// The interpreter itself, past launcher scripts (pyenv's shims).
-  std::string executable;
-  /// Where it imports from (sys.path, the user's site-packages included):
-  /// what the sandboxed child must be able to read.
-  std::vector<std::string> searchPath;
-};
+using TritonPython = support::PythonInterpreter;
 
 /// The interpreter `limits` names, resolved (asked once per process); the
 /// error says why there is none.
