@@ -27,7 +27,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGETS = ["ptx-import-fuzzer", "task-fuzzer", "launch-plan-fuzzer",
+TARGETS = ["ptx-import-fuzzer", "task-fuzzer", "task-import-fuzzer", "launch-plan-fuzzer",
            "openai-wire-fuzzer", "anthropic-wire-fuzzer", "sse-fuzzer",
            "extract-fuzzer", "json-fuzzer"]
 
@@ -230,6 +230,11 @@ def main():
         seeds.add("json-fuzzer", data)
         if os.path.basename(path) == "task.json":
             seeds.add("task-fuzzer", data)
+    # A FlashInfer-Trace definition, a NUL, its workload rows (tasks import).
+    for path in tree_files(".jsonl"):
+        definition = path[:-len(".jsonl")] + ".json"
+        if os.path.exists(definition):
+            seeds.add("task-import-fuzzer", read(definition) + b"\0" + read(path))
     for path in tree_files(".test"):
         for name, data in split_file_parts(read(path)):
             for suffix, targets in ((".ptx", ["ptx-import-fuzzer"]),

@@ -152,6 +152,31 @@ else:
     lit_config.note("no Triton for python3: the tests that compile Triton "
                     "submissions (REQUIRES: triton) are skipped")
 
+# Python task references (tasks/*/reference.py) run on PyTorch in the
+# interpreter the tool resolves (PTXBENCH_PYTHON or python3 on PATH); their
+# tests (REQUIRES: torch) check them with NumPy in the same interpreter.
+def find_torch_python():
+    import subprocess
+    python = os.environ.get("PTXBENCH_PYTHON") or shutil.which("python3")
+    if not python:
+        return None
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import sys, torch, numpy; print(sys.executable)"],
+            capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return probe.stdout.strip() if probe.returncode == 0 else None
+
+
+torch_python = find_torch_python()
+if torch_python:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", torch_python))
+else:
+    lit_config.note("no PyTorch for python3: the Python reference tests "
+                    "(REQUIRES: torch) are skipped")
+
 nvdisasm = find_nvdisasm()
 if nvdisasm:
     config.available_features.add("nvdisasm")

@@ -54,7 +54,7 @@ cmake --build "$build" --target ptxbench-fuzzers -j "${PTXBENCH_JOBS:-2}"
 [ "$build_only" -eq 1 ] && exit 0
 
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(ptx-import-fuzzer task-fuzzer launch-plan-fuzzer openai-wire-fuzzer
+  targets=(ptx-import-fuzzer task-fuzzer task-import-fuzzer launch-plan-fuzzer openai-wire-fuzzer
            anthropic-wire-fuzzer sse-fuzzer extract-fuzzer json-fuzzer)
 fi
 rm -rf "$build/seeds"

@@ -135,6 +135,16 @@ if [ -z "${PTXBENCH_SKIP_LLAMA:-}" ] && [ ${#llama[@]} -gt 0 ]; then
     echo "setup: note: could not install llama-cpp-python[server]; the real-server test will be unsupported"
 fi
 
+# A task's Python reference (tasks/*/reference.py) runs on PyTorch, and the
+# tests check each against an independent NumPy computation
+# (test/tasks/python-reference.test). The training stack brings torch;
+# this is for a machine where that install was left out or failed.
+if ! python3 -c 'import torch, numpy' 2>/dev/null; then
+  echo "setup: installing torch and numpy from PyPI (Python task references)"
+  python3 -m pip install --quiet torch numpy ||
+    echo "setup: note: could not install torch; the Python reference tests (REQUIRES: torch) will be unsupported"
+fi
+
 # Headless Chromium renders the HTML report in test/Eval/report-screenshot.test
 # (about 350 MB with its dependencies, from Debian).
 if ! command -v chromium >/dev/null; then

@@ -84,8 +84,25 @@ __device__ __forceinline__ float loadElem(const void *p, u64 i, int dtype) {
 extern "C" __global__ void ptxbench_init(void *p, u64 n, int dtype, int dist,
                                          float a, float b, float spikeProb,
                                          float spikeScale, u64 seed) {
+  // dist 5, a permutation (i32): element i is (mul * i + add) mod n, an
+  // affine bijection of [0, n) with mul coprime to n.
+  u64 mul = 1, add = 0;
+  if (dist == 5 && n > 1) {
+    mul = mix64(seed) % n | 1;
+    for (;;) {
+      u64 a = mul, b = n;
+      while (b) { u64 r = a % b; a = b; b = r; }
+      if (a == 1) break;
+      mul = (mul + 2) % n;
+    }
+    add = mix64(seed + 1) % n;
+  }
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n;
        i += (u64)gridDim.x * blockDim.x) {
+    if (dist == 5) {
+      ((int *)p)[i] = (int)((mul * i + add) % n);
+      continue;
+    }
     u64 r1 = mix64(seed ^ (i * 0xD1B54A32D192ED03ull));
     u64 r2 = mix64(r1);
     float v;

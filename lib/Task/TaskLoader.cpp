@@ -90,10 +90,11 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
     return std::nullopt;
   const json::Object &o = *top;
   unknownKeys(o, "",
-              {"$schema", "name", "description", "params", "tensors",
-               "workloads", "check", "flops", "bytes", "reference", "baseline",
-               "operands", "features", "encouraged", "timing", "credit",
-               "accumulate"});
+              {"$schema",    "name",      "description",     "params",
+               "tensors",    "workloads", "check",           "flops",
+               "bytes",      "reference", "baseline",        "operands",
+               "python",     "family",    "heldout_variant", "features",
+               "encouraged", "timing",    "credit",          "accumulate"});
   string(o, "$schema", "", /*required=*/false,
          "a string (the JSON Schema's location, for editors)");
   if (std::optional<std::string> name =
@@ -102,6 +103,26 @@ std::optional<Task> TaskReader::read(const json::Value &root) {
     if (name->empty())
       error("name", "expected a non-empty name");
     task.name = *name;
+  }
+  if (std::optional<std::string> family =
+          string(o, "family", "", /*required=*/false,
+                 "a string (the family the task is a variant of)")) {
+    if (!isIdentifier(*family))
+      error("family", "\"" + *family +
+                          "\" is not a family name; expected letters, digits "
+                          "and '_', not starting with a digit");
+    task.family = *family;
+  }
+  if (const json::Value *held = o.get("heldout_variant")) {
+    if (std::optional<bool> b = held->getAsBoolean())
+      task.heldoutVariant = *b;
+    else
+      error("heldout_variant",
+            "expected true or false (whether the variant is held out), got " +
+                kindOf(*held));
+    if (!o.get("family"))
+      error("heldout_variant", "a held-out variant is a variant of a family; "
+                               "expected \"family\" too");
   }
   task.description =
       string(o, "description", "", /*required=*/false,

@@ -6,6 +6,11 @@
 // "baseline" and "operands" against it: every operand names a tensor of the
 // right rank and role, every output is an operand (so it is checked), only
 // what the reference computes may be "derived", and the options are valid.
+// A Python reference ("reference": "python") has no operands: its "python"
+// object names a module beside task.json or in a sibling folder (a
+// family's; never outside the tasks folder; at most 1 MiB), its entry
+// function, the precision and the constants it is called with, whose names
+// must not be those of tensors or parameters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +18,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 using namespace ptxbench::runtime;
@@ -124,6 +131,92 @@ void readOptions(TaskReader &reader, const json::Object &ops,
   }
 }
 
+/// The largest reference module read.
+constexpr uint64_t kMaxModuleBytes = uint64_t(1) << 20;
+
+bool isName(StringRef name) {
+  return !name.empty() && (isAlpha(name[0]) || name[0] == '_') &&
+         all_of(name, [](char c) { return isAlnum(c) || c == '_'; });
+}
+
+/// "python": {"module", "entry", "precision", "constants"}.
+void readPython(TaskReader &reader, const json::Object &top, Task &task) {
+  const char *what = "an object such as {\"module\": \"reference.py\", "
+                     "\"entry\": \"run\"}";
+  const json::Object *py =
+      reader.object(top, "python", "", /*required=*/true, what);
+  if (top.get("operands"))
+    reader.error("operands", "a Python reference takes the tensors by name; "
+                             "expected no \"operands\"");
+  if (!py)
+    return;
+  reader.unknownKeys(*py, "python",
+                     {"module", "entry", "precision", "constants"});
+  PythonReference ref;
+  if (std::optional<std::string> module = reader.string(
+          *py, "module", "python", /*required=*/true,
+          "the file name of the reference module, beside task.json")) {
+    // Beside task.json, or in a sibling folder of the task's (a family's
+    // folder): never outside the folder of tasks.
+    SmallString<256> dir(sys::path::parent_path(reader.fileName()));
+    sys::fs::make_absolute(dir);
+    SmallString<256> path(dir), root(dir);
+    sys::path::append(path, *module);
+    sys::path::append(root, "..");
+    sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    sys::path::remove_dots(root, /*remove_dot_dot=*/true);
+    uint64_t size = 0;
+    if (module->empty() || sys::path::is_absolute(*module) ||
+        !StringRef(path).starts_with((root + "/").str()))
+      reader.error("python.module",
+                   "expected a file beside task.json or in another folder "
+                   "of the tasks folder (\"../family/reference.py\"), got "
+                   "\"" +
+                       *module + "\"");
+    else if (sys::fs::file_size(path, size) || !sys::fs::is_regular_file(path))
+      reader.error("python.module", "cannot read \"" + path +
+                                        "\"; expected the reference module");
+    else if (size > kMaxModuleBytes)
+      reader.error("python.module",
+                   "\"" + *module + "\" is " + Twine(size) +
+                       " bytes; a reference module holds at most 1 MiB");
+    ref.module = path.str().str();
+  }
+  if (std::optional<std::string> entry =
+          reader.string(*py, "entry", "python", /*required=*/false,
+                        "the name of the module's function")) {
+    if (!isName(*entry))
+      reader.error("python.entry", "\"" + *entry +
+                                       "\" is not a Python name; expected "
+                                       "the function's name, such as \"run\"");
+    ref.entry = *entry;
+  }
+  if (std::optional<std::string> precision =
+          reader.oneOf(*py, "precision", "python", {"f64", "f32"}, "f64"))
+    ref.f64 = *precision == "f64";
+  if (const json::Object *constants = reader.object(
+          *py, "constants", "python", /*required=*/false,
+          "an object of named numbers or booleans, such as {\"sm_scale\": "
+          "0.125}"))
+    for (const auto &[key, value] : *constants) {
+      std::string path = joinPath("python.constants", key);
+      if (!isName(key))
+        reader.error(path, "\"" + StringRef(key) +
+                               "\" is not a Python name; expected one");
+      else if (task.tensorIndex(key) >= 0 ||
+               is_contained(task.params, StringRef(key).str()))
+        reader.error(path, "\"" + StringRef(key) +
+                               "\" is also a tensor or parameter; expected "
+                               "a name of its own");
+      else if (!value.getAsNumber() && !value.getAsBoolean())
+        reader.error(path,
+                     "expected a number or a boolean, got " + kindOf(value));
+      else
+        ref.constants.insert_or_assign(key.str(), value);
+    }
+  task.python = std::move(ref);
+}
+
 } // namespace
 
 void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
@@ -131,9 +224,31 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
   std::vector<StringRef> known;
   for (const ReferenceSpec &r : references())
     known.push_back(r.name);
+  known.push_back("python");
   std::optional<std::string> ref =
       string(top, "reference", "", /*required=*/true,
              "the name of a built-in reference (" + join(known, ", ") + ")");
+  if (ref && *ref == "python") {
+    task.reference = *ref;
+    std::optional<std::string> base =
+        string(top, "baseline", "", /*required=*/false,
+               "a string: \"none\" for a Python reference");
+    task.baseline = base.value_or("none");
+    if (base && *base != "none")
+      error("baseline", "unknown baseline \"" + *base +
+                            "\" for a Python reference; expected \"none\"");
+    for (const TensorSpec &tensor : task.tensors)
+      if (tensor.dist.kind == Distribution::Kind::Derived)
+        error("reference", "input \"" + tensor.name +
+                               "\" is \"derived\", which only a built-in "
+                               "reference computes; expected a drawn "
+                               "distribution");
+    readPython(*this, top, task);
+    return;
+  }
+  if (top.get("python"))
+    error("python", "only a Python reference (\"reference\": \"python\") "
+                    "has a \"python\" object");
   const ReferenceSpec *spec = ref ? findReference(*ref) : nullptr;
   if (ref && !spec)
     error("reference", "unknown built-in reference \"" + *ref +

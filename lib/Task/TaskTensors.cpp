@@ -31,7 +31,8 @@ static bool readInit(TaskReader &reader, const json::Object &tensor,
       *init, ipath,
       {"dist", "mean", "std", "low", "high", "spike_prob", "spike_scale"});
   std::optional<std::string> kind = reader.oneOf(
-      *init, "dist", ipath, {"normal", "uniform", "ints", "spiky", "derived"},
+      *init, "dist", ipath,
+      {"normal", "uniform", "ints", "spiky", "derived", "permutation"},
       std::nullopt);
   if (kind)
     dist.kind = StringSwitch<Distribution::Kind>(*kind)
@@ -39,6 +40,7 @@ static bool readInit(TaskReader &reader, const json::Object &tensor,
                     .Case("uniform", Distribution::Kind::Uniform)
                     .Case("ints", Distribution::Kind::Ints)
                     .Case("spiky", Distribution::Kind::Spiky)
+                    .Case("permutation", Distribution::Kind::Permutation)
                     .Default(Distribution::Kind::Derived);
   constexpr double inf = std::numeric_limits<double>::infinity();
   auto read = [&](StringRef key, double &field, double min, double max) {
@@ -126,6 +128,14 @@ bool TaskReader::readTensors(const json::Object &top, const Params *params,
 
     if (!readInit(*this, *t, path, spec.dist))
       spec.dist.kind = Distribution::Kind::Normal;
+    // A permutation's values are element indices: integers, of an input.
+    if (spec.dist.kind == Distribution::Kind::Permutation &&
+        (spec.dtype != DType::I32 || spec.role != Role::Input) &&
+        t->get("dtype") && t->get("role"))
+      error(joinPath(joinPath(path, "init"), "dist"),
+            "\"permutation\" is for i32 inputs (page tables); tensor is " +
+                dtypeName(spec.dtype) + " " +
+                (spec.role == Role::Input ? "input" : "output"));
 
     if (!named)
       continue;

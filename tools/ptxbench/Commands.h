@@ -57,9 +57,17 @@ Command analyzeCommand();
 /// `ptxbench extract RESPONSE.md [-o FILE]`.
 Command extractCommand();
 
-/// `ptxbench tasks [--tasks DIR]`, `ptxbench tasks show NAME` and
-/// `ptxbench tasks check PATH...`.
+/// `ptxbench tasks [--tasks DIR]`, `ptxbench tasks show NAME`,
+/// `ptxbench tasks check PATH...`, `ptxbench tasks reference NAME ...` and
+/// `ptxbench tasks import DEF.json WORKLOADS.jsonl -o DIR`.
 Command tasksCommand();
+/// The `tasks` subcommand, for the options of its verbs' files.
+llvm::cl::SubCommand &tasksSubCommand();
+/// `ptxbench tasks reference NAME|DIR [--shapes W] [--device cpu|cuda]
+/// [-o DIR]` (TasksReference.cpp).
+int tasksReference(llvm::ArrayRef<std::string> args, llvm::StringRef output);
+/// `ptxbench tasks import DEF.json WORKLOADS.jsonl -o DIR` (TasksImport.cpp).
+int tasksImport(llvm::ArrayRef<std::string> args, llvm::StringRef output);
 
 /// `ptxbench run --task NAME|DIR --solution FILE [--shapes S] [--json OUT]`.
 Command runCommand();
@@ -86,6 +94,10 @@ Command compileCommand();
 /// `ptxbench compile-triton --workdir D --python P --driver S` (internal:
 /// the child process a Triton submission compiles in).
 Command tritonCompileCommand();
+
+/// `ptxbench reference-child --workdir D --python P --driver S --device
+/// cpu|cuda` (internal: the child process a Python reference runs in).
+Command referenceChildCommand();
 
 /// `ptxbench analyze-sample REQUEST.json OUTCOME.json` (internal: the child
 /// process in which eval runs one sample's static stage).

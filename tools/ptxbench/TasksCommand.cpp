@@ -1,11 +1,15 @@
 //===- TasksCommand.cpp - ptxbench tasks ----------------------------------===//
 //
 // `ptxbench tasks [--tasks DIR]` lists the tasks under a folder (every
-// subfolder with a task.json) with their requested families per
-// architecture and their workloads; `ptxbench tasks show NAME` prints one
+// subfolder with a task.json) with their family, requested feature families
+// per architecture and their workloads, then the task families with their
+// variants and held-out variants (`--heldout-variants` prints only those,
+// comma-separated); `ptxbench tasks show NAME` prints one
 // task in full; `ptxbench tasks check PATH...` checks task folders (a task,
 // or a folder of tasks) with the loader, and their solutions manifests, and
-// reports everything wrong with each, one line per problem (docs/tasks.md).
+// reports everything wrong with each, one line per problem (docs/tasks.md);
+// `tasks reference` (TasksReference.cpp) and `tasks import`
+// (TasksImport.cpp) are verbs of their own files.
 // A task.json that does not load is reported with its errors and the
 // listing goes on; the exit status is then 1.
 //
@@ -22,20 +26,32 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace llvm;
 using namespace ptxbench;
 
 namespace {
 
-cl::SubCommand tasksCmd("tasks",
-                        "List the tasks, show one, or check task files");
+cl::SubCommand &tasksCmd = cli::tasksSubCommand();
 cl::list<std::string> words(cl::Positional,
-                            cl::desc("[show NAME | check PATH...]"),
+                            cl::desc("[show NAME | check PATH... | reference "
+                                     "NAME | import DEF.json "
+                                     "WORKLOADS.jsonl]"),
                             cl::sub(tasksCmd));
 cl::opt<std::string> dir("tasks", cl::desc("The tasks folder"),
                          cl::value_desc("dir"), cl::init("tasks"),
                          cl::sub(tasksCmd));
+cl::opt<std::string> output("o",
+                            cl::desc("tasks reference: write inputs and "
+                                     "outputs here; tasks import: the new "
+                                     "task's folder"),
+                            cl::value_desc("dir"), cl::sub(tasksCmd));
+cl::opt<bool> heldoutVariants(
+    "heldout-variants",
+    cl::desc("Print the held-out variants' names, comma-separated (for "
+             "fixit --heldout-tasks)"),
+    cl::sub(tasksCmd));
 // The spelling before --tasks, which eval, generate and fixit use.
 cl::alias dirAlias("dir", cl::desc("Alias for --tasks"), cl::aliasopt(dir),
                    cl::Hidden);
@@ -59,7 +75,11 @@ std::string featureText(const std::map<std::string, std::vector<std::string>>
 }
 
 void printSummary(const runtime::Task &task, raw_ostream &os) {
-  os << task.name << "\n  requested: " << featureText(task.features)
+  os << task.name;
+  if (!task.family.empty())
+    os << "\n  family: " << task.family
+       << (task.heldoutVariant ? " (held-out variant)" : "");
+  os << "\n  requested: " << featureText(task.features)
      << "\n  workloads: " << task.dev.size() << " development, "
      << task.heldout.size() << " held-out\n";
 }
@@ -182,6 +202,11 @@ int checkTasks(ArrayRef<std::string> paths) {
 int runTasks() {
   if (!words.empty() && words[0] == "check")
     return checkTasks(ArrayRef<std::string>(words).drop_front());
+  if (!words.empty() && words[0] == "reference")
+    return cli::tasksReference(ArrayRef<std::string>(words).drop_front(),
+                               output);
+  if (!words.empty() && words[0] == "import")
+    return cli::tasksImport(ArrayRef<std::string>(words).drop_front(), output);
   if (words.size() == 2 && words[0] == "show") {
     SmallString<128> path(dir);
     sys::path::append(path, words[1]);
@@ -196,7 +221,8 @@ int runTasks() {
   }
   if (!words.empty()) {
     WithColor::error(errs(), "ptxbench tasks")
-        << "expected no arguments, 'show NAME' or 'check PATH...'\n";
+        << "expected no arguments, 'show NAME', 'check PATH...', "
+           "'reference NAME' or 'import DEF.json WORKLOADS.jsonl'\n";
     return 2;
   }
   std::vector<std::string> folders;
@@ -212,6 +238,11 @@ int runTasks() {
     return cli::fail("tasks", "cannot read '" + dir + "': " + ec.message());
   std::sort(folders.begin(), folders.end());
   int status = 0;
+  // family -> (variants, held-out variants); a task of no family is its own.
+  std::map<std::string,
+           std::pair<std::vector<std::string>, std::vector<std::string>>>
+      families;
+  std::vector<std::string> heldout;
   for (const std::string &folder : folders) {
     Expected<runtime::Task> task = runtime::loadTask(folder);
     if (!task) {
@@ -220,7 +251,24 @@ int runTasks() {
       status = 1;
       continue;
     }
-    printSummary(*task, outs());
+    auto &family = families[task->family.empty() ? task->name : task->family];
+    (task->heldoutVariant ? family.second : family.first).push_back(task->name);
+    if (task->heldoutVariant)
+      heldout.push_back(task->name);
+    if (!heldoutVariants)
+      printSummary(*task, outs());
+  }
+  if (heldoutVariants) {
+    outs() << join(heldout, ",") << "\n";
+    return status;
+  }
+  outs() << "families:\n";
+  for (const auto &[name, tasks] : families) {
+    outs() << "  " << name << ": " << join(tasks.first, ", ");
+    if (!tasks.second.empty())
+      outs() << (tasks.first.empty() ? "" : "; ")
+             << "held out: " << join(tasks.second, ", ");
+    outs() << "\n";
   }
   return status;
 }
@@ -233,6 +281,13 @@ std::string cli::resolveTaskPath(StringRef task, StringRef tasksDir) {
   SmallString<128> path(tasksDir);
   sys::path::append(path, task);
   return path.str().str();
+}
+
+cl::SubCommand &cli::tasksSubCommand() {
+  static cl::SubCommand command(
+      "tasks", "List the tasks, show one, check task files, compute a "
+               "Python reference, import a FlashInfer-Trace definition");
+  return command;
 }
 
 cli::Command cli::tasksCommand() { return {tasksCmd, runTasks}; }

@@ -60,7 +60,8 @@ int main(int argc, char **argv) {
       cli::tasksCommand(),   cli::evalCommand(),    cli::mergeCommand(),
       cli::reportCommand(),  cli::fixitCommand(),   cli::generateCommand(),
       cli::compileCommand(), cli::tritonCompileCommand(),
-      cli::analyzeSampleCommand(), cli::studyCommand()};
+      cli::referenceChildCommand(), cli::analyzeSampleCommand(),
+      cli::studyCommand()};
 
   // The top level has no options of its own; llvm::cl's help for it would
   // list the LLVM libraries' hundreds, so the subcommands are listed here.

@@ -15,6 +15,7 @@
 #include "ptxbench/Task/Expr.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
 
 #include <map>
 #include <optional>
@@ -36,9 +37,18 @@ enum class Role { Input, Output };
 /// `spikeProb` of the values is multiplied by `spikeScale`; `ints` is
 /// uniform over the integers [low, high]; `derived` inputs are computed by
 /// the task's reference from the other inputs (the forward output O and LSE
-/// an attention backward task is given).
+/// an attention backward task is given); `permutation` (i32 only) holds each
+/// of 0 .. n-1 once, n the tensor's element count, in a scrambled order (a
+/// page table that names every page once).
 struct Distribution {
-  enum class Kind { Normal, Uniform, Ints, Spiky, Derived } kind = Kind::Normal;
+  enum class Kind {
+    Normal,
+    Uniform,
+    Ints,
+    Spiky,
+    Derived,
+    Permutation
+  } kind = Kind::Normal;
   double mean = 0, std = 1;  // normal, spiky
   double low = -1, high = 1; // uniform, ints
   double spikeProb = 1e-3, spikeScale = 100;
@@ -61,8 +71,29 @@ struct Workload {
   Bindings params;
 };
 
+/// A reference given as Python ("reference": "python", docs/tasks.md): a
+/// module beside task.json whose entry function takes the task's inputs,
+/// parameters and constants by name and returns its outputs, computed in a
+/// contained child (Reference/PythonReference.h).
+struct PythonReference {
+  /// The module's path (the task's folder joined with "module").
+  std::string module;
+  std::string entry = "run";
+  /// The precision float inputs are widened to: fp64 (default) or fp32.
+  bool f64 = true;
+  /// Values the entry function is called with beyond tensors and
+  /// parameters (a softmax scale): numbers or booleans.
+  std::map<std::string, llvm::json::Value> constants;
+};
+
 struct Task {
   std::string name;
+  /// The family the task is a variant of ("gqa_paged_decode"); empty when
+  /// it stands alone. `heldoutVariant`: a variant no development data may
+  /// come from (a head dimension, a page size, a head ratio), for
+  /// `fixit --heldout-tasks` and `report --compare`.
+  std::string family;
+  bool heldoutVariant = false;
   std::string description;
   std::string dir; // the folder of task.json
   std::vector<std::string> params;
@@ -82,6 +113,8 @@ struct Task {
   ///   attention_bwd: q, k, v, o, lse, do -> dq, dk, dv.
   std::string reference, baseline;
   llvm::StringMap<std::string> operands;
+  /// Set when "reference" is "python".
+  std::optional<PythonReference> python;
   /// The layout of operand b: false = [K, N] (C = A*B), true = [N, K]
   /// (C = A*B^T, "operands": {"b_layout": "nk"}), the usual layout of a
   /// model layer's weight.

@@ -1,0 +1,2 @@
+def run(x, eps):
+    return x + eps
