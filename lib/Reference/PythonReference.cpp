@@ -96,7 +96,10 @@ llvm::Expected<PythonReferenceOutputs> ptxbench::reference::runPythonReference(
                                    ref.module + ": " +
                                    module.getError().message());
   llvm::SmallString<128> workdir;
-  if (llvm::sys::fs::createUniqueDirectory("ptxbench-reference", workdir))
+  std::string prefix = "ptxbench-reference";
+  if (!options.tempDir.empty())
+    prefix = inFolder(options.tempDir, prefix);
+  if (llvm::sys::fs::createUniqueDirectory(prefix, workdir))
     return llvm::createStringError(
         "cannot create a temporary folder for the reference");
   llvm::scope_exit cleanup(

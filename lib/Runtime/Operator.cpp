@@ -9,7 +9,9 @@ std::unique_ptr<Operator>
 ptxbench::runtime::makeOperator(Gpu &gpu, const Task &task,
                                 WorkloadTensors &tensors,
                                 const Bindings &params) {
-  // Task.cpp accepts only these references.
+  // The task loader accepts only these references.
+  if (task.python)
+    return makePythonOperator(gpu, task, tensors, params);
   if (task.reference == "gemm")
     return makeGemmOperator(gpu, task, tensors, params);
   if (task.reference == "rmsnorm")

@@ -5,7 +5,8 @@
 // derives from the others (an attention backward task's O and LSE), and
 // the library baseline timed on the same path. One subclass per built-in
 // reference of the task format ("reference" in task.json): gemm, rmsnorm,
-// attention_fwd, attention_bwd.
+// attention_fwd, attention_bwd, and python (a Python reference computed in
+// its contained child).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #define PTXBENCH_LIB_RUNTIME_OPERATOR_H
 
 #include "Gpu.h"
+
+#include "ptxbench/Reference/PythonReference.h"
 
 #include <memory>
 
@@ -98,6 +101,10 @@ std::unique_ptr<Operator>
 makeRmsNormOperator(Gpu &, const Task &, WorkloadTensors &, const Bindings &);
 std::unique_ptr<Operator>
 makeAttentionOperator(Gpu &, const Task &, WorkloadTensors &, const Bindings &);
+/// "reference": "python" (PythonOperator.cpp), computed with `options`.
+std::unique_ptr<Operator>
+makePythonOperator(Gpu &, const Task &, WorkloadTensors &, const Bindings &);
+void setPythonReferenceOptions(const reference::PythonReferenceOptions &options);
 
 } // namespace ptxbench::runtime
 

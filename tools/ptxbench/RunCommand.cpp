@@ -22,6 +22,8 @@
 #include "ptxbench/Conversion/ImportPTX.h"
 #include "ptxbench/Dialect/PTX/Transforms/Passes.h"
 #include "ptxbench/Eval/ModuleKernels.h"
+#include "ptxbench/Reference/PythonReference.h"
+#include "ptxbench/Support/Python.h"
 #include "ptxbench/Toolchain/Assembler.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
@@ -38,6 +40,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -371,6 +374,29 @@ int runRun() {
     options.cubinPath = runCubin;
     options.countCubinPath = runCountCubin;
     options.checkOnly = runCheckOnly;
+    // A Python reference: its interpreter resolved and its folder made
+    // now, while the worker may still start programs and write anywhere.
+    SmallString<128> referenceDir;
+    llvm::scope_exit removeReferenceDir([&] {
+      if (!referenceDir.empty())
+        sys::fs::remove_directories(referenceDir, true);
+    });
+    if (task->python) {
+      reference::PythonReferenceOptions ref;
+      ref.helper = sys::fs::getMainExecutable(nullptr, nullptr);
+      ref.device = reference::Device::CUDA;
+      auto python = ptxbench::support::resolvePython(
+          ref.python, "to compute Python references with");
+      if (python && !sys::fs::createUniqueDirectory("ptxbench-worker-reference",
+                                                    referenceDir)) {
+        ref.tempDir = referenceDir.str().str();
+        options.pythonInterpreter = *python;
+        options.pythonReference = ref;
+      } else if (!python) {
+        // The reference's operator says so per workload.
+        consumeError(python.takeError());
+      }
+    }
     // Everything the worker reads of the submission is read: it closes
     // itself off before the driver starts.
     if (auto sandbox = sandboxWorker(options, taskPath))
@@ -670,8 +696,13 @@ int runRun() {
     if (auto text = MemoryBuffer::getFile(taskFile)) {
       options.argv.push_back(runCacheReferences ? "--cache-references"
                                                 : "--reuse-baseline");
+      // A Python reference's module is part of what the reference is.
+      std::string module;
+      if (task->python)
+        if (auto m = MemoryBuffer::getFile(task->python->module))
+          module = (*m)->getBuffer().str();
       options.argv.push_back("--task-key=" +
-                             cacheKey({(*text)->getBuffer()}));
+                             cacheKey({(*text)->getBuffer(), module}));
     }
   }
   if (runNoBaseline)

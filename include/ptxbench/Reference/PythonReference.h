@@ -44,6 +44,8 @@ struct PythonReferenceOptions {
   /// The child's data memory limit on the CPU (MiB); on the GPU the CUDA
   /// runtime's address space reservations make one unusable, so none.
   uint64_t memoryMB = 32768;
+  /// Where the child's temporary folders go; empty: the system's.
+  std::string tempDir;
 };
 
 struct PythonReferenceOutputs {

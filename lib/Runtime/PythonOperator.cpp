@@ -1,0 +1,79 @@
+//===- PythonOperator.cpp - A task's reference given as Python ------------===//
+//
+// The operator of "reference": "python". Per input set it copies the drawn
+// inputs to the host, computes the reference in its contained child on the
+// GPU (Reference/PythonReference.h; fp64 or fp32 as the task says, untimed)
+// and uploads the outputs as the fp32 reference the checks compare with. It
+// has no baseline: the library a user would pick is not a PyTorch call.
+// The worker says where the child's program, interpreter and folder are
+// (WorkerOptions::pythonReference, set before it closes itself off).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Operator.h"
+
+#include "ptxbench/Reference/PythonReference.h"
+
+using namespace llvm;
+using namespace ptxbench;
+using namespace ptxbench::runtime;
+
+namespace {
+
+reference::PythonReferenceOptions &options() {
+  static reference::PythonReferenceOptions o;
+  return o;
+}
+
+class PythonOperator : public Operator {
+public:
+  using Operator::Operator;
+
+  MaybeFail setup() override {
+    if (!task.python)
+      return Failure{Status::HarnessError, "the task has no Python reference"};
+    for (unsigned t = 0; t < task.tensors.size(); ++t)
+      if (task.tensors[t].role == Role::Output)
+        TRY(addReferenceOutput(t));
+    return std::nullopt;
+  }
+
+  MaybeFail runReference() override {
+    TRY(gpu.check(gpu.d.cuStreamSynchronize(gpu.stream), Status::HarnessError,
+                  "drawing the inputs of the Python reference"));
+    std::vector<std::string> inputs(task.tensors.size());
+    for (unsigned t = 0; t < task.tensors.size(); ++t) {
+      if (task.tensors[t].role != Role::Input)
+        continue;
+      inputs[t].resize(tensors.buffers[t].bytes);
+      TRY(gpu.check(gpu.d.cuMemcpyDtoH(inputs[t].data(), ptr(t),
+                                       inputs[t].size()),
+                    Status::HarnessError,
+                    "reading the inputs of the Python reference"));
+    }
+    Expected<reference::PythonReferenceOutputs> out =
+        reference::runPythonReference(task, params, inputs, options());
+    if (!out)
+      return Failure{Status::HarnessError, toString(out.takeError())};
+    for (const reference::PythonReferenceOutputs::Output &o : out->outputs)
+      TRY(gpu.check(gpu.d.cuMemcpyHtoD(referenceOf(o.tensor), o.values.data(),
+                                       o.values.size() * 4),
+                    Status::HarnessError,
+                    "keeping the Python reference's outputs"));
+    return std::nullopt;
+  }
+};
+
+} // namespace
+
+void ptxbench::runtime::setPythonReferenceOptions(
+    const reference::PythonReferenceOptions &o) {
+  options() = o;
+}
+
+std::unique_ptr<Operator>
+ptxbench::runtime::makePythonOperator(Gpu &gpu, const Task &task,
+                                      WorkloadTensors &tensors,
+                                      const Bindings &params) {
+  return std::make_unique<PythonOperator>(gpu, task, tensors, params);
+}
