@@ -3,7 +3,8 @@
 
 The attention tasks differ only in head dimension, causality and direction,
 so they are generated from one description here instead of kept by hand in
-seven near-identical files. Run it after editing; test/tasks checks that the
+a dozen near-identical files; the D = 96 variants are the families' held-out
+variants. Run it after editing; test/tasks checks that the
 committed files are current.
 
 Usage: utils/make-attention-tasks.py [--check] [TASKS_DIR]
@@ -56,7 +57,12 @@ def workloads(d, causal, bwd):
     return {"dev": dev, "heldout": held}
 
 
-def forward(d, causal):
+def variant(family, heldout):
+    """The family keys, right after the name."""
+    return {"family": family, **({"heldout_variant": True} if heldout else {})}
+
+
+def forward(d, causal, heldout=False):
     name = f"mha_fwd_lse_h48_d{d}" + ("_causal" if causal else "")
     desc = (f"Multi-head attention forward with the log-sum-exp: O = softmax(scale * Q K^T) V "
             f"and LSE, for H = 48 heads of head dimension D = {d}, B and S varying per "
@@ -65,7 +71,7 @@ def forward(d, causal):
             " bf16 Q, K, V and O, fp32 LSE; accumulate in fp32. " + KERNELS_ONLY + " " + SM90)
     flops = "2*B*H*S*S*D" if causal else "4*B*H*S*S*D"
     return name, {
-        "name": name, "description": desc,
+        "name": name, **variant("mha_fwd_lse", heldout), "description": desc,
         "params": ["B", "H", "S", "D", "CAUSAL"],
         "tensors": qkv({"dist": "normal", "mean": 0, "std": 1}) + [
             {"name": "O", "dtype": "bf16", "shape": ["B", "H", "S", "D"], "role": "output"},
@@ -84,7 +90,7 @@ def forward(d, causal):
         "timing": TIMING}
 
 
-def backward(d, causal):
+def backward(d, causal, heldout=False):
     name = f"mha_bwd_h48_d{d}" + ("_causal" if causal else "")
     desc = (f"Multi-head attention backward: given Q, K, V, the forward output O, its "
             f"gradient dO and the forward's LSE, compute dQ, dK and dV of "
@@ -111,7 +117,7 @@ def backward(d, causal):
         {"name": "dK", "dtype": "bf16", "shape": bhsd, "role": "output"},
         {"name": "dV", "dtype": "bf16", "shape": bhsd, "role": "output"}]
     return name, {
-        "name": name, "description": desc,
+        "name": name, **variant("mha_bwd", heldout), "description": desc,
         "params": ["B", "H", "S", "D", "CAUSAL"],
         "tensors": tensors,
         "workloads": workloads(d, int(causal), True),
@@ -130,8 +136,12 @@ def backward(d, causal):
         "timing": TIMING}
 
 
-TASKS = [forward(128, False), forward(128, True), forward(64, False), forward(256, False),
-         backward(128, False), backward(128, True)]
+# D = 96 is held out in both directions: no development task has it.
+TASKS = [forward(128, False), forward(128, True), forward(64, False), forward(64, True),
+         forward(256, False), forward(256, True),
+         forward(96, False, heldout=True), forward(96, True, heldout=True),
+         backward(128, False), backward(128, True), backward(64, False),
+         backward(96, True, heldout=True)]
 
 
 def main():
