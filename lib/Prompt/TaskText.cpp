@@ -76,6 +76,9 @@ static std::string distributionText(const runtime::Distribution &d) {
            num(d.spikeProb) + " of values scaled by " + num(d.spikeScale);
   case Kind::Derived:
     return "computed by the harness from the other inputs (see the task)";
+  case Kind::Permutation:
+    return "a permutation of 0 .. n-1, n its element count: every index once, "
+           "in a scrambled order";
   }
   return "";
 }
