@@ -127,8 +127,8 @@ TEST(TaskTest, Errors) {
   EXPECT_EQ(errorWith({"extra"}, 1),
             "task.json: extra: unknown key; expected one of $schema, name, "
             "description, params, tensors, workloads, check, flops, bytes, "
-            "reference, baseline, operands, features, encouraged, timing, "
-            "credit, accumulate");
+            "reference, baseline, operands, python, family, heldout_variant, "
+            "features, encouraged, timing, credit, accumulate");
   EXPECT_EQ(errorWith({"$schema"}, "../task.schema.json"), "loaded");
   // The work-credit thresholds and the accumulator requirement.
   EXPECT_EQ(errorWith({"credit"},
@@ -186,7 +186,8 @@ TEST(TaskTest, Errors) {
             "got \"inout\"");
   EXPECT_EQ(errorWith({"tensors", "0", "init", "dist"}, "cauchy"),
             "task.json: tensors[0].init.dist: expected \"normal\", \"uniform\", "
-            "\"ints\", \"spiky\" or \"derived\", got \"cauchy\"");
+            "\"ints\", \"spiky\", \"derived\" or \"permutation\", got "
+            "\"cauchy\"");
   EXPECT_EQ(errorWith({"tensors", "0", "init", "std"}, -1),
             "task.json: tensors[0].init.std: expected a number >= 0, got -1");
   EXPECT_EQ(errorWith({"tensors", "0", "init", "low"}, 2),
@@ -239,7 +240,8 @@ TEST(TaskTest, Errors) {
             "expected one of the params (M, N, K)");
   EXPECT_EQ(errorWith({"reference"}, "conv"),
             "task.json: reference: unknown built-in reference \"conv\"; "
-            "expected one of gemm, rmsnorm, attention_fwd, attention_bwd");
+            "expected one of gemm, rmsnorm, attention_fwd, attention_bwd, "
+            "python");
   EXPECT_EQ(errorWith({"baseline"}, "cudnn"),
             "task.json: baseline: unknown baseline \"cudnn\" for the gemm "
             "reference; expected \"cublaslt_gemm\" or \"none\"");
