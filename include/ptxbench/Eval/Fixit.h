@@ -1,12 +1,15 @@
 //===- Fixit.h - Fine-tuning pairs from mistakes and their fixes -*- C++ -*-===//
 //
 // `ptxbench fixit`: pairs each wrong or fallback kernel of a results store
-// with a later fixed kernel of the same model, task and arch (the same
-// trajectory first, by turn), or else the task's expert solution, and writes
-// chat records (HF `messages`: system, user, assistant) whose explanation is
-// derived deterministically from the difference between the two analyses
-// and runs. Caps per task and per failure kind, deduplication by the wrong
-// kernel's canonical hash; docs/fixit.md documents the schema.
+// with its fix, from the sources in the order asked: a later fixed kernel
+// of the same model, task and arch (the same trajectory first, by turn), a
+// teacher's repair of that very sample (Repair.h), or the task's expert
+// solution; or, for KernelGen records, takes each correct kernel alone.
+// The records (FixitRecords.h) explain the fix with a reason derived
+// deterministically from the difference between the two analyses and
+// runs, or written by a model and checked against them (ReasonCheck.h).
+// Caps per task and per failure kind, deduplication by the wrong kernel's
+// canonical hash; docs/fixit.md documents the schema.
 //
 //===----------------------------------------------------------------------===//
 
