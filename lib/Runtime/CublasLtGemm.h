@@ -1,8 +1,9 @@
 //===- CublasLtGemm.h - The cuBLASLt GEMM baseline -------------*- C++ -*-===//
 //
 // cuBLASLt's best heuristic algorithm for a row-major GEMM on the harness's
-// stream: bf16 inputs, or fp8 e4m3 inputs with per-tensor scales; fp32
-// compute, bf16 output.
+// stream: bf16 inputs, or fp8 e4m3 inputs with per-tensor scales or with
+// block scales (one per row and 128 k of A, one per 128x128 block of B, as
+// DeepSeek-V3 quantizes; Hopper only); fp32 compute, bf16 output.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,12 @@ struct GemmOperands {
   DType typeA = DType::BF16, typeB = DType::BF16;
   bool transB = false;
   CUdeviceptr a = 0, b = 0, c = 0, scaleA = 0, scaleB = 0;
+  /// Block scales instead of per-tensor ones (e4m3 A and B, `transB`):
+  /// scaleA is row-major f32 [M, ceil(K/128)], scaleB row-major f32
+  /// [ceil(N/128), ceil(K/128)]. cuBLASLt wants A's transposed (rows
+  /// fastest), so each launch lays it out again first: that copy is timed
+  /// with the GEMM, as a kernel reading the task's layout pays for it too.
+  bool blockScales = false;
 };
 
 /// Sets `launch` to run the GEMM once on the harness stream.

@@ -86,7 +86,11 @@ namespace ptxbench::runtime::cuda {
   X(cublasLtMatmulPreferenceCreate)                                            \
   X(cublasLtMatmulPreferenceSetAttribute)                                      \
   X(cublasLtMatmulAlgoGetHeuristic)                                            \
-  X(cublasLtMatmul)
+  X(cublasLtMatmul)                                                            \
+  X(cublasLtMatrixTransformDescCreate)                                         \
+  X(cublasLtMatrixTransformDescSetAttribute)                                   \
+  X(cublasLtMatrixTransformDescDestroy)                                        \
+  X(cublasLtMatrixTransform)
 
 #define PTXBENCH_DECLARE(name) decltype(&::name) name = nullptr;
 

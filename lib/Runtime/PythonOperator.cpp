@@ -3,13 +3,16 @@
 // The operator of "reference": "python". Per input set it copies the drawn
 // inputs to the host, computes the reference in its contained child on the
 // GPU (Reference/PythonReference.h; fp64 or fp32 as the task says, untimed)
-// and uploads the outputs as the fp32 reference the checks compare with. It
-// has no baseline: the library a user would pick is not a PyTorch call.
+// and uploads the outputs as the fp32 reference the checks compare with.
+// Its baseline, when the task names one, is a library call on the tensors
+// the task's "operands" name (cublaslt_blockscale_gemm: cuBLASLt's
+// block-scaled fp8 GEMM); a PyTorch call is never timed.
 // The worker says where the child's program, interpreter and folder are
 // (WorkerOptions::pythonReference, set before it closes itself off).
 //
 //===----------------------------------------------------------------------===//
 
+#include "CublasLtGemm.h"
 #include "Operator.h"
 
 #include "ptxbench/Reference/PythonReference.h"
@@ -61,6 +64,36 @@ public:
                     Status::HarnessError,
                     "keeping the Python reference's outputs"));
     return std::nullopt;
+  }
+
+  MaybeFail makeBaseline(std::function<MaybeFail()> &launch) override {
+    if (task.baseline != "cublaslt_blockscale_gemm")
+      return Operator::makeBaseline(launch);
+    // The loader checked the operands' ranks, roles and dtypes.
+    int a = operand("a"), b = operand("b"), c = operand("c");
+    GemmOperands g;
+    g.M = shape(a)[0];
+    g.K = shape(a)[1];
+    g.N = shape(b)[0];
+    if (shape(b)[1] != g.K || shape(c)[0] != g.M || shape(c)[1] != g.N ||
+        shape(operand("a_scale")) !=
+            std::vector<int64_t>{g.M, (g.K + 127) / 128} ||
+        shape(operand("b_scale")) !=
+            std::vector<int64_t>{(g.N + 127) / 128, (g.K + 127) / 128})
+      return Failure{Status::HarnessError,
+                     "the block-scaled GEMM's operand shapes disagree (a [M, "
+                     "K], a_scale [M, K/128], b [N, K], b_scale [N/128, "
+                     "K/128], c [M, N])"};
+    TRY(addBaselineOutput(c));
+    g.typeA = g.typeB = DType::E4M3;
+    g.transB = true;
+    g.blockScales = true;
+    g.a = ptr(a);
+    g.b = ptr(b);
+    g.c = baselineOf(c);
+    g.scaleA = ptr(operand("a_scale"));
+    g.scaleB = ptr(operand("b_scale"));
+    return makeCublasLtGemm(gpu, g, launch);
   }
 };
 

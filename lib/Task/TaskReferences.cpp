@@ -6,11 +6,13 @@
 // "baseline" and "operands" against it: every operand names a tensor of the
 // right rank and role, every output is an operand (so it is checked), only
 // what the reference computes may be "derived", and the options are valid.
-// A Python reference ("reference": "python") has no operands: its "python"
-// object names a module beside task.json or in a sibling folder (a
+// A Python reference ("reference": "python") takes the tensors by name: its
+// "python" object names a module beside task.json or in a sibling folder (a
 // family's; never outside the tasks folder; at most 1 MiB), its entry
 // function, the precision and the constants it is called with, whose names
-// must not be those of tensors or parameters.
+// must not be those of tensors or parameters. Its "operands", when it names
+// a library baseline (cublaslt_blockscale_gemm), are that baseline's
+// tensors, checked as a built-in reference's are (dtypes too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,8 @@ struct OperandSpec {
   bool optional = false;
   /// The input may have "init": {"dist": "derived"} (the reference fills it).
   bool derivable = false;
+  /// The dtype the operand must have, when only one is accepted.
+  std::optional<DType> dtype = std::nullopt;
 };
 
 /// A built-in reference: its tensors and its library baseline ("" = none).
@@ -84,8 +88,28 @@ const std::vector<ReferenceSpec> &references() {
   return specs;
 }
 
-const ReferenceSpec *findReference(StringRef name) {
-  for (const ReferenceSpec &r : references())
+/// The library baselines a Python reference may name, each over the task
+/// tensors its "operands" name (the reference itself takes them by name).
+const std::vector<ReferenceSpec> &pythonBaselines() {
+  static const std::vector<ReferenceSpec> specs = {
+      // cuBLASLt's block-scaled fp8 GEMM (Hopper): c = (a * a_scale)
+      // (b * b_scale)^T, one scale per row and 128 k of a, one per 128x128
+      // block of b.
+      {"cublaslt_blockscale_gemm",
+       "cublaslt_blockscale_gemm",
+       {{"a", Role::Input, 2, false, false, DType::E4M3},
+        {"a_scale", Role::Input, 2, false, false, DType::F32},
+        {"b", Role::Input, 2, false, false, DType::E4M3},
+        {"b_scale", Role::Input, 2, false, false, DType::F32},
+        {"c", Role::Output, 2, false, false, DType::BF16}},
+       {}},
+  };
+  return specs;
+}
+
+const ReferenceSpec *findSpec(const std::vector<ReferenceSpec> &specs,
+                              StringRef name) {
+  for (const ReferenceSpec &r : specs)
     if (name == r.name)
       return &r;
   return nullptr;
@@ -145,9 +169,6 @@ void readPython(TaskReader &reader, const json::Object &top, Task &task) {
                      "\"entry\": \"run\"}";
   const json::Object *py =
       reader.object(top, "python", "", /*required=*/true, what);
-  if (top.get("operands"))
-    reader.error("operands", "a Python reference takes the tensors by name; "
-                             "expected no \"operands\"");
   if (!py)
     return;
   reader.unknownKeys(*py, "python",
@@ -217,6 +238,90 @@ void readPython(TaskReader &reader, const json::Object &top, Task &task) {
   task.python = std::move(ref);
 }
 
+/// Reads the tensor operands `spec` computes with from `ops` into
+/// task.operands: each names a tensor of the right rank, role and dtype, and
+/// every output of the task is one of them (so it is checked). `owner` names
+/// `spec` in errors ("the gemm reference").
+void readTensorOperands(TaskReader &reader, const json::Object &ops,
+                        const ReferenceSpec &spec, StringRef owner,
+                        bool tensorsResolvable,
+                        const std::vector<bool> &complete, Task &task) {
+  bool allNamed = tensorsResolvable;
+  for (const OperandSpec &op : spec.tensors) {
+    StringRef key = op.key;
+    std::string path = joinPath("operands", key);
+    if (op.optional && !ops.get(key))
+      continue;
+    std::optional<std::string> s =
+        reader.string(ops, key, "operands", /*required=*/true,
+                      ("the name of the " + roleName(op.role) +
+                       " tensor of rank " + Twine(op.rank) + " for \"" + key +
+                       "\"")
+                          .str());
+    if (!s) {
+      allNamed = false;
+      continue;
+    }
+    int t = task.tensorIndex(*s);
+    if (t < 0) {
+      if (tensorsResolvable) {
+        std::vector<StringRef> names;
+        for (const TensorSpec &tensor : task.tensors)
+          names.push_back(tensor.name);
+        reader.error(path, "unknown tensor \"" + *s + "\"; expected one of " +
+                               join(names, ", "));
+      }
+      allNamed = false;
+      continue;
+    }
+    task.operands[key] = *s;
+    if (!complete[t])
+      continue;
+    // A wrong operand is reported here; that an output then goes unnamed
+    // is the same mistake.
+    size_t before = reader.errorCount();
+    const TensorSpec &tensor = task.tensors[t];
+    if (tensor.shape.size() != op.rank)
+      reader.error(path, owner + " wants rank " + Twine(op.rank) + " for \"" +
+                             key + "\", tensor \"" + *s + "\" has " +
+                             Twine(tensor.shape.size()));
+    if (tensor.role != op.role)
+      reader.error(path, "tensor \"" + *s + "\" has the wrong role (" +
+                             roleName(tensor.role) + "); expected an " +
+                             roleName(op.role));
+    if (op.dtype && tensor.dtype != *op.dtype)
+      reader.error(path, owner + " wants " + dtypeName(*op.dtype) +
+                             " for \"" + key + "\", tensor \"" + *s +
+                             "\" is " + dtypeName(tensor.dtype));
+    if (tensor.dist.kind == Distribution::Kind::Derived && !op.derivable)
+      reader.error(path, "tensor \"" + *s + "\" is \"derived\", but " + owner +
+                             " does not compute it; expected a drawn "
+                             "distribution");
+    if (reader.errorCount() != before)
+      allNamed = false;
+  }
+  // Every output is checked, so every output must be an operand, and no
+  // other input may be derived.
+  if (!allNamed)
+    return;
+  for (size_t t = 0; t < task.tensors.size(); ++t) {
+    const TensorSpec &tensor = task.tensors[t];
+    if (!complete[t])
+      continue;
+    bool named = false;
+    for (const auto &kv : task.operands)
+      named |= kv.second == tensor.name;
+    if (!named && tensor.role == Role::Output)
+      reader.error("operands", "output \"" + tensor.name +
+                                   "\" is not one of " + owner +
+                                   "'s outputs, so it could not be checked");
+    if (!named && tensor.dist.kind == Distribution::Kind::Derived)
+      reader.error("operands", "input \"" + tensor.name +
+                                   "\" is \"derived\" but no reference "
+                                   "operand computes it");
+  }
+}
+
 } // namespace
 
 void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
@@ -230,13 +335,20 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
              "the name of a built-in reference (" + join(known, ", ") + ")");
   if (ref && *ref == "python") {
     task.reference = *ref;
-    std::optional<std::string> base =
-        string(top, "baseline", "", /*required=*/false,
-               "a string: \"none\" for a Python reference");
+    std::vector<StringRef> libraries;
+    for (const ReferenceSpec &b : pythonBaselines())
+      libraries.push_back(b.name);
+    std::string expected = "\"none\" or a library baseline of a Python "
+                           "reference (" +
+                           join(libraries, ", ") + ")";
+    std::optional<std::string> base = string(
+        top, "baseline", "", /*required=*/false, "a string: " + expected);
     task.baseline = base.value_or("none");
-    if (base && *base != "none")
+    const ReferenceSpec *library =
+        base && *base != "none" ? findSpec(pythonBaselines(), *base) : nullptr;
+    if (base && *base != "none" && !library)
       error("baseline", "unknown baseline \"" + *base +
-                            "\" for a Python reference; expected \"none\"");
+                            "\" for a Python reference; expected " + expected);
     for (const TensorSpec &tensor : task.tensors)
       if (tensor.dist.kind == Distribution::Kind::Derived)
         error("reference", "input \"" + tensor.name +
@@ -244,12 +356,35 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
                                "reference computes; expected a drawn "
                                "distribution");
     readPython(*this, top, task);
+    // The reference takes the tensors by name; "operands" name the
+    // baseline's.
+    if (!library) {
+      // An unknown baseline is the mistake; its operands are not another.
+      if (top.get("operands") && task.baseline == "none")
+        error("operands", "a Python reference takes the tensors by name; "
+                          "expected no \"operands\" (they name a library "
+                          "baseline's tensors, and the task has none)");
+      return;
+    }
+    std::vector<StringRef> keys;
+    for (const OperandSpec &t : library->tensors)
+      keys.push_back(t.key);
+    const json::Object *ops = object(
+        top, "operands", "", /*required=*/true,
+        "an object naming the " + *base + " baseline's tensors (" +
+            join(keys, ", ") + ")");
+    if (!ops)
+      return;
+    unknownKeys(*ops, "operands", keys);
+    readTensorOperands(*this, *ops, *library,
+                       "the " + *base + " baseline", tensorsResolvable,
+                       complete, task);
     return;
   }
   if (top.get("python"))
     error("python", "only a Python reference (\"reference\": \"python\") "
                     "has a \"python\" object");
-  const ReferenceSpec *spec = ref ? findReference(*ref) : nullptr;
+  const ReferenceSpec *spec = ref ? findSpec(references(), *ref) : nullptr;
   if (ref && !spec)
     error("reference", "unknown built-in reference \"" + *ref +
                            "\"; expected one of " + join(known, ", "));
@@ -285,77 +420,9 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
     return;
   keys.insert(keys.end(), spec->options.begin(), spec->options.end());
   unknownKeys(*ops, "operands", keys);
-
-  bool allNamed = tensorsResolvable;
-  for (const OperandSpec &op : spec->tensors) {
-    StringRef key = op.key;
-    std::string path = joinPath("operands", key);
-    if (op.optional && !ops->get(key))
-      continue;
-    std::optional<std::string> s =
-        string(*ops, key, "operands", /*required=*/true,
-               ("the name of the " + roleName(op.role) + " tensor of rank " +
-                Twine(op.rank) + " for \"" + key + "\"")
-                   .str());
-    if (!s) {
-      allNamed = false;
-      continue;
-    }
-    int t = task.tensorIndex(*s);
-    if (t < 0) {
-      if (tensorsResolvable) {
-        std::vector<StringRef> names;
-        for (const TensorSpec &tensor : task.tensors)
-          names.push_back(tensor.name);
-        error(path, "unknown tensor \"" + *s + "\"; expected one of " +
-                        join(names, ", "));
-      }
-      allNamed = false;
-      continue;
-    }
-    task.operands[key] = *s;
-    if (!complete[t])
-      continue;
-    // A wrong operand is reported here; that an output then goes unnamed
-    // is the same mistake.
-    size_t before = errorCount();
-    const TensorSpec &tensor = task.tensors[t];
-    if (tensor.shape.size() != op.rank)
-      error(path, "the " + StringRef(spec->name) + " reference wants rank " +
-                      Twine(op.rank) + " for \"" + key + "\", tensor \"" + *s +
-                      "\" has " + Twine(tensor.shape.size()));
-    if (tensor.role != op.role)
-      error(path, "tensor \"" + *s + "\" has the wrong role (" +
-                      roleName(tensor.role) + "); expected an " +
-                      roleName(op.role));
-    if (tensor.dist.kind == Distribution::Kind::Derived && !op.derivable)
-      error(path, "tensor \"" + *s + "\" is \"derived\", but the " +
-                      StringRef(spec->name) +
-                      " reference does not compute it; expected a drawn "
-                      "distribution");
-    if (errorCount() != before)
-      allNamed = false;
-  }
-  // Every output is checked, so every output must be an operand, and no
-  // other input may be derived.
-  if (allNamed)
-    for (size_t t = 0; t < task.tensors.size(); ++t) {
-      const TensorSpec &tensor = task.tensors[t];
-      if (!complete[t])
-        continue;
-      bool named = false;
-      for (const auto &kv : task.operands)
-        named |= kv.second == tensor.name;
-      if (!named && tensor.role == Role::Output)
-        error("operands", "output \"" + tensor.name + "\" is not one of the " +
-                              StringRef(spec->name) +
-                              " reference's outputs, so it could not be "
-                              "checked");
-      if (!named && tensor.dist.kind == Distribution::Kind::Derived)
-        error("operands", "input \"" + tensor.name +
-                              "\" is \"derived\" but no reference operand "
-                              "computes it");
-    }
+  readTensorOperands(*this, *ops, *spec,
+                     ("the " + StringRef(spec->name) + " reference").str(),
+                     tensorsResolvable, complete, task);
   // A per-tensor scale of an fp8 GEMM is one f32 value.
   for (StringRef scale : {"scale_a", "scale_b"}) {
     auto it = task.operands.find(scale);
