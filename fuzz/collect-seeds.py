@@ -29,7 +29,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["ptx-import-fuzzer", "task-fuzzer", "task-import-fuzzer", "launch-plan-fuzzer",
            "openai-wire-fuzzer", "anthropic-wire-fuzzer", "sse-fuzzer",
-           "extract-fuzzer", "json-fuzzer"]
+           "extract-fuzzer", "json-fuzzer", "analysis-report-fuzzer"]
 
 
 class Seeds:
@@ -228,6 +228,8 @@ def main():
     for path in tree_files(".json"):
         data = read(path)
         seeds.add("json-fuzzer", data)
+        if b'"kernels"' in data:
+            seeds.add("analysis-report-fuzzer", data)
         if os.path.basename(path) == "task.json":
             seeds.add("task-fuzzer", data)
     # A FlashInfer-Trace definition, a NUL, its workload rows (tasks import).
@@ -239,7 +241,8 @@ def main():
         for name, data in split_file_parts(read(path)):
             for suffix, targets in ((".ptx", ["ptx-import-fuzzer"]),
                                     (".cu", ["launch-plan-fuzzer"]),
-                                    (".json", ["json-fuzzer", "task-fuzzer"]),
+                                    (".json", ["json-fuzzer", "task-fuzzer",
+                                               "analysis-report-fuzzer"]),
                                     (".md", ["extract-fuzzer"])):
                 if name.endswith(suffix):
                     for target in targets:

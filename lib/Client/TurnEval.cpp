@@ -30,8 +30,8 @@ static std::string feedbackText(const eval::SampleRecord &rec,
   // The answer's own language when it had code, else the one asked for.
   if (!rec.language.empty())
     triton = rec.language == "py";
-  std::optional<llvm::json::Value> analysis =
-      eval::parseStoredJson(rec.staticJson);
+  std::optional<report::AnalysisReport> analysis =
+      eval::parseStoredReport(rec.staticJson);
   std::optional<llvm::json::Value> run = eval::parseStoredJson(rec.runJson);
   const Object *ro = run ? run->getAsObject() : nullptr;
   if (rec.status == eval::status::ExtractError ||

@@ -77,3 +77,15 @@ ptxbench::eval::parseStoredJson(llvm::StringRef text) {
   }
   return std::move(*value);
 }
+
+std::optional<ptxbench::report::AnalysisReport>
+ptxbench::eval::parseStoredReport(llvm::StringRef text) {
+  if (text.empty())
+    return std::nullopt;
+  auto report = report::parseAnalysisReport(text);
+  if (!report) {
+    llvm::consumeError(report.takeError());
+    return std::nullopt;
+  }
+  return std::move(*report);
+}

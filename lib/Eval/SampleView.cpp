@@ -157,7 +157,8 @@ void ptxbench::eval::printSample(const SampleRecord &r,
                  << fo->getString("message").value_or("") << "\n";
       }
   // The next turn's message, exactly as a model would get it.
-  std::optional<json::Value> analysis = parseStoredJson(r.staticJson);
+  std::optional<ptxbench::report::AnalysisReport> analysis =
+      parseStoredReport(r.staticJson);
   os << "\n--- feedback ---\n"
      << ptxbench::prompt::renderFeedback(*run,
                                          analysis ? &*analysis : nullptr);

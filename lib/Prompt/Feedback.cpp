@@ -1,9 +1,9 @@
 //===- Feedback.cpp - A run result as the next turn's message -------------===//
 //
 // Reads the JSON written by `ptxbench run --json` (ResultJSON.cpp's toJSON)
-// and `ptxbench analyze --format json` (AnalysisReport.cpp's toJSON) and
-// writes what a model needs to fix its kernel, most important first. Only
-// the JSON is read, and numbers are printed with fixed formats, so the text
+// and the analysis report (read back by parseAnalysisReport) and writes
+// what a model needs to fix its kernel, most important first. Only those
+// are read, and numbers are printed with fixed formats, so the text
 // depends on nothing else.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,7 @@
 #include "ptxbench/Prompt/Feedback.h"
 
 #include "ptxbench/ISA/ISA.h"
+#include "ptxbench/Report/AnalysisReport.h"
 #include "ptxbench/Task/Verdict.h"
 #include "ptxbench/Toolchain/PtxasLog.h"
 
@@ -146,7 +147,7 @@ namespace {
 
 struct FeedbackWriter {
   const Object &result;
-  const Object *analysis;
+  const report::AnalysisReport *analysis;
   const FeedbackGoal *goal;
   std::vector<const Object *> workloads;
   raw_string_ostream os;
@@ -157,7 +158,7 @@ struct FeedbackWriter {
   /// The submission is a Triton answer (its plan lines are `# @ptxbench`).
   bool triton = false;
 
-  FeedbackWriter(const Object &result, const Object *analysis,
+  FeedbackWriter(const Object &result, const report::AnalysisReport *analysis,
                  const FeedbackGoal *goal, std::string &text)
       : result(result), analysis(analysis), goal(goal), os(text) {
     triton = str(&result, "solution").ends_with(".py");
@@ -343,64 +344,53 @@ void FeedbackWriter::correctness() {
 void FeedbackWriter::features() {
   if (!analysis)
     return;
-  std::vector<std::string> requested;
-  if (const json::Array *a = analysis->getArray("requested"))
-    for (const json::Value &v : *a)
-      requested.push_back(v.getAsString().value_or("").str());
-  os << "\n## Requested features on " << str(analysis, "arch") << "\n\n";
-  if (!analysis->getBoolean("assembled").value_or(false) &&
-      !str(analysis, "assembly_note").empty())
-    os << "Not assembled: " << str(analysis, "assembly_note") << "\n\n";
+  const std::vector<std::string> &requested = analysis->requested;
+  os << "\n## Requested features on " << analysis->arch << "\n\n";
+  if (!analysis->assembled && !analysis->assemblyNote.empty())
+    os << "Not assembled: " << analysis->assemblyNote << "\n\n";
   if (requested.empty())
     os << "None requested.\n";
   else
-    os << "Overall: " << str(analysis, "verdict") << ".\n";
-  auto location = [](const Object &f) -> std::string {
-    for (StringRef key : {"source", "ptx"})
-      if (const Object *l = f.getObject(key))
-        return str(l, "file").str() + ":" +
-               std::to_string(l->getInteger("line").value_or(0));
+    os << "Overall: " << report::verdictName(analysis->verdict()) << ".\n";
+  auto location = [](const report::Finding &f) -> std::string {
+    for (const auto &l : {f.source, f.ptx})
+      if (l)
+        return l->file + ":" + std::to_string(l->line);
     return "";
   };
-  auto finding = [&](const Object &f, StringRef kernel) {
+  auto finding = [&](const report::Finding &f, StringRef kernel) {
     fallbacksFound = true;
-    os << "- [" << str(&f, "kind") << "]";
+    os << "- [" << f.kind << "]";
     std::string loc = location(f);
     if (!loc.empty())
       os << " " << loc;
     if (!kernel.empty())
       os << " in `" << kernel << "`";
-    os << ": " << str(&f, "message");
-    if (!str(&f, "alternative").empty())
-      os << ". Instead: " << str(&f, "alternative");
+    os << ": " << f.message;
+    if (!f.alternative.empty())
+      os << ". Instead: " << f.alternative;
     os << "\n";
   };
-  const json::Array *kernels = analysis->getArray("kernels");
-  for (const json::Value &kv : kernels ? *kernels : json::Array()) {
-    const Object *k = kv.getAsObject();
-    if (!k)
-      continue;
-    StringRef name = str(k, "name");
-    if (const Object *r = k->getObject("requested"); r && !requested.empty()) {
+  for (const report::KernelReport &k : analysis->kernels) {
+    if (!k.requested.empty() && !requested.empty()) {
       std::vector<std::string> verdicts;
       for (const std::string &f : requested) {
-        StringRef v = r->getString(f).value_or("missing");
-        verdicts.push_back("`" + f + "` " + v.str());
+        report::Verdict v = report::Verdict::Missing;
+        for (const auto &[family, verdict] : k.requested)
+          if (family == f)
+            v = verdict;
+        verdicts.push_back("`" + f + "` " + report::verdictName(v).str());
       }
-      os << "- kernel `" << name << "`: " << join(verdicts, ", ") << "\n";
+      os << "- kernel `" << k.name << "`: " << join(verdicts, ", ") << "\n";
     }
-    if (const json::Array *fs = k->getArray("fallbacks"))
-      for (const json::Value &f : *fs)
-        if (const Object *o = f.getAsObject())
-          finding(*o, name);
+    for (const report::Finding &f : k.fallbacks)
+      finding(f, k.name);
   }
-  if (const json::Array *fs = analysis->getArray("module_findings"))
-    for (const json::Value &f : *fs)
-      if (const Object *o = f.getAsObject())
-        finding(*o, "");
+  for (const report::Finding &f : analysis->moduleFindings)
+    finding(f, "");
   // The module as a whole: a helper kernel without the families does not
   // make the submission miss them.
-  if (!requested.empty() && str(analysis, "verdict") != "used")
+  if (!requested.empty() && analysis->verdict() != report::ReportVerdict::Used)
     featuresMissing = true;
   runtimeFeatures(requested);
 }
@@ -475,25 +465,18 @@ void FeedbackWriter::ptxasWarnings() {
   };
   static constexpr StringLiteral costly[] = {
       "ptxas-wgmma-serialized", "ptxas-setmaxnreg-ignored", "ptxas-spills"};
-  const json::Array *kernels =
-      analysis ? analysis->getArray("kernels") : nullptr;
-  for (const json::Value &kv : kernels ? *kernels : json::Array()) {
-    const Object *k = kv.getAsObject();
-    if (!k)
-      continue;
-    if (const json::Array *ws = k->getArray("ptxas_warnings"))
-      for (const json::Value &v : *ws)
-        if (const Object *f = v.getAsObject())
-          if (is_contained(costly, str(f, "kind")))
-            add("- `" + str(k, "name").str() + "`: " +
-                str(f, "message").str());
-    if (const Object *r = k->getObject("resources"))
-      if (int64_t spill = r->getInteger("spill_bytes").value_or(0))
-        add("- `" + str(k, "name").str() + "`: spills " +
-            std::to_string(spill) + " bytes to local memory with " +
-            std::to_string(r->getInteger("registers").value_or(0)) +
-            " registers");
-  }
+  if (analysis)
+    for (const report::KernelReport &k : analysis->kernels) {
+      for (const report::Finding &f : k.ptxasWarnings)
+        if (is_contained(costly, f.kind))
+          add("- `" + k.name + "`: " + f.message);
+      if (k.resources)
+        if (uint64_t spill =
+                k.resources->spillStoreBytes + k.resources->spillLoadBytes)
+          add("- `" + k.name + "`: spills " + std::to_string(spill) +
+              " bytes to local memory with " +
+              std::to_string(k.resources->registers) + " registers");
+    }
   // The driver JIT's log of the run says the same for the kernels that ran.
   std::set<std::string> seenLogs;
   for (const Object *w : workloads) {
@@ -654,14 +637,12 @@ std::string prompt::resendInstruction(bool triton) {
 }
 
 std::string prompt::renderFeedback(const json::Value &result,
-                                   const json::Value *analysis,
+                                   const report::AnalysisReport *analysis,
                                    const FeedbackGoal *goal) {
   std::string text;
   static const Object empty;
   const Object *r = result.getAsObject();
-  FeedbackWriter writer(r ? *r : empty,
-                        analysis ? analysis->getAsObject() : nullptr, goal,
-                        text);
+  FeedbackWriter writer(r ? *r : empty, analysis, goal, text);
   writer.header();
   writer.compileErrors();
   writer.planErrors();

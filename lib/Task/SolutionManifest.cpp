@@ -84,10 +84,7 @@ void checkSolution(TaskReader &reader, const json::Object &o, StringRef path,
         reader.error(fpath, "unknown feature family; expected a name from "
                             "docs/isa-coverage.md");
       std::optional<StringRef> verdict = features->get(family)->getAsString();
-      if (!verdict ||
-          !is_contained(ArrayRef<StringRef>{"used", "missing", "unreachable",
-                                            "serialized"},
-                        *verdict))
+      if (!verdict || !parseStaticVerdict(*verdict))
         reader.error(fpath, "expected \"used\", \"missing\", \"unreachable\" "
                             "or \"serialized\"");
     }

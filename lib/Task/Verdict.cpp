@@ -85,3 +85,32 @@ FamilyVerdict ptxbench::runtime::acrossAlternatives(FamilyVerdict a,
                                                     FamilyVerdict b) {
   return std::max(a, b);
 }
+
+namespace {
+constexpr std::pair<StaticVerdict, const char *> staticVerdictNames[] = {
+    {StaticVerdict::Used, "used"},
+    {StaticVerdict::Serialized, "serialized"},
+    {StaticVerdict::Unreachable, "unreachable"},
+    {StaticVerdict::Missing, "missing"},
+};
+} // namespace
+
+StringRef ptxbench::runtime::verdictName(StaticVerdict verdict) {
+  for (auto [v, name] : staticVerdictNames)
+    if (v == verdict)
+      return name;
+  llvm_unreachable("a static verdict without a name");
+}
+
+std::optional<StaticVerdict>
+ptxbench::runtime::parseStaticVerdict(StringRef name) {
+  for (auto [v, text] : staticVerdictNames)
+    if (name == text)
+      return v;
+  return std::nullopt;
+}
+
+StaticVerdict ptxbench::runtime::acrossKernels(StaticVerdict a,
+                                               StaticVerdict b) {
+  return std::min(a, b);
+}

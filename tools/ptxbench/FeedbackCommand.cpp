@@ -10,6 +10,7 @@
 #include "Commands.h"
 
 #include "ptxbench/Prompt/Feedback.h"
+#include "ptxbench/Report/AnalysisReport.h"
 #include "ptxbench/Support/JSON.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -59,7 +60,7 @@ int runFeedback() {
     return fail(feedbackResult +
                 ": not a run result (expected the JSON of `ptxbench run "
                 "--json`, with \"workloads\")");
-  std::optional<json::Value> analysis;
+  std::optional<report::AnalysisReport> analysis;
   if (!feedbackAnalysis.empty()) {
     auto a = readJSON(feedbackAnalysis);
     if (!a)
@@ -69,7 +70,10 @@ int runFeedback() {
       return fail(feedbackAnalysis +
                   ": not an analysis report (expected the JSON of `ptxbench "
                   "analyze --format json`, with \"kernels\")");
-    analysis = std::move(*a);
+    auto read = report::readAnalysisReport(*a);
+    if (!read)
+      return fail(feedbackAnalysis + ": " + toString(read.takeError()));
+    analysis = std::move(*read);
   }
   std::string errorMessage;
   std::unique_ptr<ToolOutputFile> out =

@@ -12,6 +12,8 @@
 #ifndef PTXBENCH_EVAL_SAMPLE_H
 #define PTXBENCH_EVAL_SAMPLE_H
 
+#include "ptxbench/Report/AnalysisReport.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
@@ -128,6 +130,11 @@ std::string renameInJson(llvm::StringRef json, llvm::StringRef from,
 /// A JSON column of the store (an analysis report, a run result), or none
 /// when it is empty or not JSON.
 std::optional<llvm::json::Value> parseStoredJson(llvm::StringRef text);
+
+/// The store's analysis report (static_json), read back within
+/// report::ReportLimits; none when it is empty or not a readable report (a
+/// row written by anyone is never trusted to be one).
+std::optional<report::AnalysisReport> parseStoredReport(llvm::StringRef text);
 
 } // namespace ptxbench::eval
 

@@ -1,7 +1,8 @@
 //===- Feedback.h - A run result as the next turn's message ----*- C++ -*-===//
 //
 // renderFeedback() turns the JSON of `ptxbench run --json` (and, when given,
-// of `ptxbench analyze --format json`) into the user message of a model's
+// the analysis report of `ptxbench analyze --format json`, read back with
+// report::parseAnalysisReport) into the user message of a model's
 // next turn: compile and plan errors trimmed to the first few with their
 // lines, the failed correctness check with its statistics, each requested
 // family's verdict with every fallback finding (source line and the
@@ -15,6 +16,8 @@
 
 #ifndef PTXBENCH_PROMPT_FEEDBACK_H
 #define PTXBENCH_PROMPT_FEEDBACK_H
+
+#include "ptxbench/Report/AnalysisReport.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
@@ -52,7 +55,7 @@ std::string resendInstruction(bool triton);
 
 /// A result's language is Triton when its `solution` is a .py file.
 std::string renderFeedback(const llvm::json::Value &result,
-                           const llvm::json::Value *analysis,
+                           const report::AnalysisReport *analysis,
                            const FeedbackGoal *goal = nullptr);
 
 } // namespace ptxbench::prompt

@@ -76,6 +76,20 @@ FamilyVerdict acrossWorkloads(FamilyVerdict a, FamilyVerdict b);
 /// them earns.
 FamilyVerdict acrossAlternatives(FamilyVerdict a, FamilyVerdict b);
 
+/// What the static analysis (`ptxbench analyze`) says of one requested
+/// family in one kernel, from the most credit to the least: present and
+/// reachable, present and reachable but serialized (ptxas or the fallback
+/// analysis says the wgmma waits on itself), present only in code no kernel
+/// entry reaches, absent. A task's solution manifest names them as
+/// expectations, so they are the task layer's too.
+enum class StaticVerdict { Used, Serialized, Unreachable, Missing };
+/// "used", "serialized", "unreachable", "missing".
+llvm::StringRef verdictName(StaticVerdict verdict);
+/// verdictName()'s inverse; none for another word.
+std::optional<StaticVerdict> parseStaticVerdict(llvm::StringRef name);
+/// The better of two kernels' verdicts on one family (the order above).
+StaticVerdict acrossKernels(StaticVerdict a, StaticVerdict b);
+
 } // namespace ptxbench::runtime
 
 #endif // PTXBENCH_TASK_VERDICT_H

@@ -1,7 +1,9 @@
 //===- AnalysisReport.cpp - Print an analysis report ----------------------===//
 //
-// The three renderings of an AnalysisReport: JSON for programs (schema in
-// docs/analyze.md), SARIF 2.1.0 for editors and CI, text for people.
+// The words of the report's enums, the verdict of the requested set, and
+// the three renderings of an AnalysisReport: JSON for programs (schema in
+// docs/analyze.md; ReadReport.cpp reads it back), SARIF 2.1.0 for editors
+// and CI, text for people.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace ptxbench;
@@ -18,41 +21,73 @@ using llvm::json::Array;
 using llvm::json::Object;
 using llvm::json::Value;
 
-llvm::StringRef ptxbench::report::verdictName(Verdict verdict) {
-  switch (verdict) {
-  case Verdict::Used:
-    return "used";
-  case Verdict::Missing:
-    return "missing";
-  case Verdict::Unreachable:
-    return "unreachable";
-  case Verdict::Serialized:
-    return "serialized";
-  }
-  return "missing";
+namespace {
+constexpr std::pair<ReportVerdict, const char *> reportVerdictNames[] = {
+    {ReportVerdict::Used, "used"},
+    {ReportVerdict::Serialized, "serialized"},
+    {ReportVerdict::Partial, "partial"},
+    {ReportVerdict::Missing, "missing"},
+    {ReportVerdict::NoneRequested, "none-requested"},
+};
+constexpr std::pair<Finding::Level, const char *> levelNames[] = {
+    {Finding::Level::Note, "note"},
+    {Finding::Level::Warning, "warning"},
+    {Finding::Level::Error, "error"},
+};
+} // namespace
+
+llvm::StringRef ptxbench::report::verdictName(ReportVerdict verdict) {
+  for (auto [v, name] : reportVerdictNames)
+    if (v == verdict)
+      return name;
+  llvm_unreachable("a report verdict without a name");
 }
 
-std::string AnalysisReport::verdict() const {
+std::optional<ReportVerdict>
+ptxbench::report::parseReportVerdict(llvm::StringRef name) {
+  for (auto [v, text] : reportVerdictNames)
+    if (name == text)
+      return v;
+  return std::nullopt;
+}
+
+llvm::StringRef Finding::levelName(Level level) {
+  for (auto [l, name] : levelNames)
+    if (l == level)
+      return name;
+  llvm_unreachable("a level without a name");
+}
+
+std::optional<Finding::Level> Finding::parseLevel(llvm::StringRef name) {
+  for (auto [l, text] : levelNames)
+    if (name == text)
+      return l;
+  return std::nullopt;
+}
+
+Verdict AnalysisReport::familyVerdict(llvm::StringRef family) const {
+  Verdict best = Verdict::Missing;
+  for (const KernelReport &kernel : kernels)
+    for (const auto &[name, verdict] : kernel.requested)
+      if (name == family)
+        best = runtime::acrossKernels(best, verdict);
+  return best;
+}
+
+ReportVerdict AnalysisReport::verdict() const {
   if (requested.empty())
-    return "none-requested";
+    return ReportVerdict::NoneRequested;
   unsigned used = 0, serialized = 0;
   for (const std::string &family : requested) {
-    // The best verdict any kernel reaches for the family.
-    bool isUsed = false, isSerialized = false;
-    for (const KernelReport &kernel : kernels)
-      for (const auto &[name, verdict] : kernel.requested)
-        if (name == family) {
-          isUsed |= verdict == Verdict::Used;
-          isSerialized |= verdict == Verdict::Serialized;
-        }
-    used += isUsed;
-    serialized += !isUsed && isSerialized;
+    Verdict best = familyVerdict(family);
+    used += best == Verdict::Used;
+    serialized += best == Verdict::Serialized;
   }
   if (used == requested.size())
-    return "used";
+    return ReportVerdict::Used;
   if (used + serialized == requested.size())
-    return "serialized";
-  return used + serialized ? "partial" : "missing";
+    return ReportVerdict::Serialized;
+  return used + serialized ? ReportVerdict::Partial : ReportVerdict::Missing;
 }
 
 //===----------------------------------------------------------------------===//
@@ -63,21 +98,9 @@ static Value locationToJSON(const SourceLocation &loc) {
   return Object{{"file", loc.file}, {"line", loc.line}, {"col", loc.column}};
 }
 
-static llvm::StringRef levelName(Finding::Level level) {
-  switch (level) {
-  case Finding::Level::Note:
-    return "note";
-  case Finding::Level::Warning:
-    return "warning";
-  case Finding::Level::Error:
-    return "error";
-  }
-  return "warning";
-}
-
 static Value findingToJSON(const Finding &finding) {
   Object object{{"kind", finding.kind},
-                {"level", levelName(finding.level)},
+                {"level", Finding::levelName(finding.level)},
                 {"message", finding.message}};
   if (!finding.alternative.empty())
     object["alternative"] = finding.alternative;
@@ -130,7 +153,7 @@ Value ptxbench::report::toJSON(const AnalysisReport &report) {
   return Object{{"file", report.file},
                 {"arch", report.arch},
                 {"requested", std::move(requested)},
-                {"verdict", report.verdict()},
+                {"verdict", verdictName(report.verdict())},
                 {"assembled", report.assembled},
                 {"assembly_note", report.assemblyNote},
                 {"sass_checked", report.sassChecked},
@@ -162,7 +185,7 @@ Value ptxbench::report::toSARIF(const AnalysisReport &report) {
     if (!finding.alternative.empty())
       text += "; " + finding.alternative;
     Object result{{"ruleId", finding.kind},
-                  {"level", levelName(finding.level)},
+                  {"level", Finding::levelName(finding.level)},
                   {"message", Object{{"text", text}}}};
     // The CUDA line is the primary location when there is one: it is the
     // file the user edits (a .cu submission's PTX exists only in memory).
@@ -219,7 +242,7 @@ void ptxbench::report::printText(const AnalysisReport &report,
                                                    : llvm::raw_ostream::CYAN;
     if (color)
       os.changeColor(colour, /*Bold=*/true);
-    os << levelName(finding.level) << ':';
+    os << Finding::levelName(finding.level) << ':';
     if (color)
       os.resetColor();
     os << " [" << finding.kind << "] " << finding.message;
@@ -261,7 +284,7 @@ void ptxbench::report::printText(const AnalysisReport &report,
     os << "note: " << report.assemblyNote << '\n';
   if (!report.sassNote.empty() && !report.sassChecked)
     os << "note: " << report.sassNote << '\n';
-  os << "verdict: " << report.verdict();
+  os << "verdict: " << verdictName(report.verdict());
   if (!report.requested.empty())
     os << " (requested " << llvm::join(report.requested, ",") << " for "
        << report.arch << ")";
