@@ -26,6 +26,10 @@
 using namespace ptxbench::eval;
 namespace json = llvm::json;
 using llvm::formatv;
+using ptxbench::report::AnalysisReport;
+using ptxbench::report::verdictName;
+using ptxbench::report::ReportVerdict;
+using StaticVerdict = ptxbench::runtime::StaticVerdict;
 
 namespace {
 
@@ -41,18 +45,20 @@ bool realRunFailed(const SampleRecord &r) {
          r.runStatus != "HARNESS_ERROR" && r.runStatus != "SKIPPED";
 }
 
-std::string verdict(const SampleRecord &r) {
-  std::optional<json::Value> report = parseStoredJson(r.staticJson);
-  const json::Object *o = report ? report->getAsObject() : nullptr;
-  return o ? o->getString("verdict").value_or("").str() : "";
+/// The stored report's verdict on the requested set; none without a
+/// readable report.
+std::optional<ReportVerdict> reportVerdict(const SampleRecord &r) {
+  std::optional<AnalysisReport> report = parseStoredReport(r.staticJson);
+  if (!report)
+    return std::nullopt;
+  return report->verdict();
 }
 
 /// Requested family -> reachable instructions, summed over kernels.
 std::map<std::string, int64_t> requestedCounts(const SampleRecord &r) {
   std::map<std::string, int64_t> counts;
-  std::optional<json::Value> report = parseStoredJson(r.staticJson);
-  const json::Object *o = report ? report->getAsObject() : nullptr;
-  if (!o)
+  std::optional<AnalysisReport> report = parseStoredReport(r.staticJson);
+  if (!report)
     return counts;
   for (auto &[requirement, used] : familiesUsed(r))
     counts[requirement] = 0;
@@ -68,45 +74,24 @@ std::map<std::string, int64_t> requestedCounts(const SampleRecord &r) {
     }
     return out;
   };
-  if (const json::Array *kernels = o->getArray("kernels"))
-    for (const json::Value &k : *kernels)
-      if (const json::Object *features =
-              k.getAsObject() ? k.getAsObject()->getObject("features")
-                              : nullptr)
-        for (auto &[family, use] : *features)
-          if (const json::Object *u = use.getAsObject())
-            for (const std::string &requirement : requirementsOf(family))
-              counts[requirement] +=
-                  u->getInteger("reachable_count").value_or(0);
+  for (const ptxbench::report::KernelReport &kernel : report->kernels)
+    for (const ptxbench::report::FamilyUse &use : kernel.features)
+      for (const std::string &requirement : requirementsOf(use.family))
+        counts[requirement] += use.reachable;
   return counts;
 }
 
 /// Verdict per requested family (the best over kernels).
-std::map<std::string, std::string> familyVerdicts(const SampleRecord &r) {
-  static const char *order[] = {"used", "serialized", "unreachable",
-                                "missing"};
-  auto rank = [](llvm::StringRef v) {
-    for (int i = 0; i < 4; ++i)
-      if (v == order[i])
-        return i;
-    return 4;
-  };
-  std::map<std::string, std::string> verdicts;
-  std::optional<json::Value> report = parseStoredJson(r.staticJson);
-  const json::Object *o = report ? report->getAsObject() : nullptr;
-  if (!o)
+std::map<std::string, StaticVerdict> familyVerdicts(const SampleRecord &r) {
+  std::map<std::string, StaticVerdict> verdicts;
+  std::optional<AnalysisReport> report = parseStoredReport(r.staticJson);
+  if (!report)
     return verdicts;
-  if (const json::Array *kernels = o->getArray("kernels"))
-    for (const json::Value &k : *kernels)
-      if (const json::Object *req =
-              k.getAsObject() ? k.getAsObject()->getObject("requested")
-                              : nullptr)
-        for (auto &[family, v] : *req) {
-          std::string name = v.getAsString().value_or("missing").str();
-          auto it = verdicts.find(family.str());
-          if (it == verdicts.end() || rank(name) < rank(it->second))
-            verdicts[family.str()] = name;
-        }
+  for (const ptxbench::report::KernelReport &kernel : report->kernels)
+    for (const auto &[family, v] : kernel.requested) {
+      auto [it, inserted] = verdicts.try_emplace(family, v);
+      it->second = ptxbench::runtime::acrossKernels(it->second, v);
+    }
   return verdicts;
 }
 
@@ -166,12 +151,13 @@ bool ptxbench::eval::isWrong(const SampleRecord &r) {
     return true;
   if (!r.analyzed())
     return false;
-  return verdict(r) != "used" || !fallbackKinds(r).empty() ||
+  return reportVerdict(r) != ReportVerdict::Used || !fallbackKinds(r).empty() ||
          realRunFailed(r) || runShortfall(r);
 }
 
 bool ptxbench::eval::isFixed(const SampleRecord &r) {
-  return r.analyzed() && verdict(r) == "used" && fallbackKinds(r).empty() &&
+  return r.analyzed() && reportVerdict(r) == ReportVerdict::Used &&
+         fallbackKinds(r).empty() &&
          !realRunFailed(r) && !runShortfall(r);
 }
 
@@ -189,7 +175,8 @@ std::string ptxbench::eval::failureKind(const SampleRecord &r) {
       std::replace(kind.begin(), kind.end(), ' ', '-');
       return kind;
     }
-  return "feature-" + verdict(r);
+  std::optional<ReportVerdict> v = reportVerdict(r);
+  return "feature-" + (v ? verdictName(*v).str() : "");
 }
 
 std::string ptxbench::eval::describeProblems(const SampleRecord &r) {
@@ -217,9 +204,10 @@ std::string ptxbench::eval::describeProblems(const SampleRecord &r) {
       if (it->second.share >= 0)
         text += formatv(" ({0:f2}% of the work)", it->second.share * 100)
                     .str();
-      text += "; static verdict " + v + "\n";
-    } else if (v != "used") {
-      text += "- requested family " + family + ": " + v + "\n";
+      text += "; static verdict " + verdictName(v).str() + "\n";
+    } else if (v != StaticVerdict::Used) {
+      text += "- requested family " + family + ": " + verdictName(v).str() +
+              "\n";
     }
   }
   for (const LineDiagnostic &d : sampleDiagnostics(r)) {
@@ -250,8 +238,8 @@ std::string ptxbench::eval::describeKernel(const SampleRecord &r) {
   std::map<std::string, int64_t> counts = requestedCounts(r);
   std::map<std::string, RunVerdict> run = runVerdicts(r);
   for (auto &[family, v] : familyVerdicts(r)) {
-    text += formatv("- {0}: {1} ({2} reachable instructions", family, v,
-                    counts[family])
+    text += formatv("- {0}: {1} ({2} reachable instructions", family,
+                    verdictName(v), counts[family])
                 .str();
     auto it = run.find(family);
     if (it != run.end()) {
@@ -277,14 +265,16 @@ std::string ptxbench::eval::derivedReason(const SampleRecord &wrong,
                                                               : "import") +
             " (" + wrong.error + "); the fixed kernel compiles for " +
             fixed.arch + ".\n";
-  std::map<std::string, std::string> before = familyVerdicts(wrong),
-                                      after = familyVerdicts(fixed);
+  std::map<std::string, StaticVerdict> before = familyVerdicts(wrong),
+                                        after = familyVerdicts(fixed);
   std::map<std::string, int64_t> counts = requestedCounts(fixed);
   for (auto &[family, v] : after) {
-    std::string was = before.count(family) ? before[family] : "missing";
+    StaticVerdict was =
+        before.count(family) ? before[family] : StaticVerdict::Missing;
     if (was != v)
       text += formatv("- {0}: {1} -> {2} ({3} reachable instructions).\n",
-                      family, was, v, counts[family])
+                      family, verdictName(was), verdictName(v),
+                      counts[family])
                   .str();
   }
   std::map<std::string, RunVerdict> runBefore = runVerdicts(wrong),

@@ -24,7 +24,6 @@
 using namespace ptxbench;
 using namespace ptxbench::eval;
 using llvm::StringRef;
-namespace json = llvm::json;
 
 llvm::StringRef ptxbench::eval::claimKindName(ClaimKind kind) {
   switch (kind) {
@@ -408,20 +407,14 @@ KernelFacts KernelFacts::of(const SampleRecord &r) {
   KernelFacts k;
   k.status = r.status;
   k.runStatus = r.runStatus;
-  std::optional<json::Value> report = parseStoredJson(r.staticJson);
-  const json::Object *o = report ? report->getAsObject() : nullptr;
-  if (r.analyzed() && o) {
+  std::optional<report::AnalysisReport> report =
+      parseStoredReport(r.staticJson);
+  if (r.analyzed() && report) {
     k.analyzed = true;
-    if (const json::Array *kernels = o->getArray("kernels"))
-      for (const json::Value &kernel : *kernels)
-        if (const json::Object *features =
-                kernel.getAsObject()
-                    ? kernel.getAsObject()->getObject("features")
-                    : nullptr)
-          for (auto &[family, use] : *features)
-            if (const json::Object *u = use.getAsObject())
-              if (u->getInteger("count").value_or(0) > 0)
-                k.families.insert(family.str());
+    for (const report::KernelReport &kernel : report->kernels)
+      for (const report::FamilyUse &use : kernel.features)
+        if (use.count > 0)
+          k.families.insert(use.family);
   } else {
     for (auto &named : namedFamilies(r.code))
       k.families.insert(named.first);

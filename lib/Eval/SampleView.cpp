@@ -1,4 +1,10 @@
 //===- SampleView.cpp - One recorded sample, for a person -----------------===//
+//
+// `ptxbench report --sample`: a sample's code with its findings at their lines (the
+// analysis report read back as structs), its run, and the feedback a model
+// would get for it.
+//
+//===----------------------------------------------------------------------===//
 
 #include "ptxbench/Eval/SampleView.h"
 
@@ -16,19 +22,16 @@ namespace json = llvm::json;
 
 namespace {
 
-void addFinding(const json::Value &v, bool cuda,
+void addFinding(const ptxbench::report::Finding &f, bool cuda,
                 std::vector<LineDiagnostic> &out) {
-  const json::Object *f = v.getAsObject();
-  if (!f)
-    return;
   LineDiagnostic d;
-  d.level = f->getString("level").value_or("warning").str();
-  d.kind = f->getString("kind").value_or("").str();
-  d.message = f->getString("message").value_or("").str();
-  if (auto alt = f->getString("alternative"); alt && !alt->empty())
-    d.message += "; " + alt->str();
-  if (const json::Object *loc = f->getObject(cuda ? "source" : "ptx"))
-    d.line = loc->getInteger("line").value_or(0);
+  d.level = ptxbench::report::Finding::levelName(f.level).str();
+  d.kind = f.kind;
+  d.message = f.message;
+  if (!f.alternative.empty())
+    d.message += "; " + f.alternative;
+  if (const auto &loc = cuda ? f.source : f.ptx)
+    d.line = loc->line;
   out.push_back(std::move(d));
 }
 
@@ -48,20 +51,16 @@ ptxbench::eval::sampleDiagnostics(const SampleRecord &record) {
                          "compiler",
                          m->getString("text").value_or("").str()});
   bool cuda = record.language != "ptx"; // findings at source lines
-  std::optional<json::Value> report = parseStoredJson(record.staticJson);
-  const json::Object *o = report ? report->getAsObject() : nullptr;
-  if (!o)
+  std::optional<ptxbench::report::AnalysisReport> report =
+      parseStoredReport(record.staticJson);
+  if (!report)
     return out;
-  if (const json::Array *a = o->getArray("module_findings"))
-    for (const json::Value &v : *a)
-      addFinding(v, cuda, out);
-  if (const json::Array *kernels = o->getArray("kernels"))
-    for (const json::Value &k : *kernels)
-      if (const json::Object *kernel = k.getAsObject())
-        for (llvm::StringRef list : {"fallbacks", "ptxas_warnings"})
-          if (const json::Array *a = kernel->getArray(list))
-            for (const json::Value &v : *a)
-              addFinding(v, cuda, out);
+  for (const ptxbench::report::Finding &f : report->moduleFindings)
+    addFinding(f, cuda, out);
+  for (const ptxbench::report::KernelReport &kernel : report->kernels)
+    for (const auto *list : {&kernel.fallbacks, &kernel.ptxasWarnings})
+      for (const ptxbench::report::Finding &f : *list)
+        addFinding(f, cuda, out);
   return out;
 }
 
@@ -77,14 +76,15 @@ void ptxbench::eval::printSample(const SampleRecord &r,
   if (!r.reusedFrom.empty())
     os << "run reused from " << r.reusedFrom
        << " (the same kernels, launch plan, task and settings)\n";
-  if (std::optional<json::Value> report = parseStoredJson(r.staticJson))
-    if (const json::Object *o = report->getAsObject()) {
-      os << "verdict: " << o->getString("verdict").value_or("?");
-      std::vector<std::string> fams;
-      for (auto &[family, used] : familiesUsed(r))
-        fams.push_back(family + (used ? "=used" : "=not used"));
-      os << " (" << llvm::join(fams, " ") << ")\n";
-    }
+  std::optional<ptxbench::report::AnalysisReport> analysis =
+      parseStoredReport(r.staticJson);
+  if (analysis) {
+    os << "verdict: " << ptxbench::report::verdictName(analysis->verdict());
+    std::vector<std::string> fams;
+    for (auto &[family, used] : familiesUsed(r))
+      fams.push_back(family + (used ? "=used" : "=not used"));
+    os << " (" << llvm::join(fams, " ") << ")\n";
+  }
   if (!r.error.empty())
     os << "error: " << r.error << "\n";
 
@@ -157,8 +157,6 @@ void ptxbench::eval::printSample(const SampleRecord &r,
                  << fo->getString("message").value_or("") << "\n";
       }
   // The next turn's message, exactly as a model would get it.
-  std::optional<ptxbench::report::AnalysisReport> analysis =
-      parseStoredReport(r.staticJson);
   os << "\n--- feedback ---\n"
      << ptxbench::prompt::renderFeedback(*run,
                                          analysis ? &*analysis : nullptr);

@@ -39,41 +39,31 @@ double SplitStats::meanSol() const {
 std::map<std::string, bool>
 ptxbench::eval::familiesUsed(const SampleRecord &record) {
   std::map<std::string, bool> result;
-  std::optional<json::Value> report = parseStoredJson(record.staticJson);
-  const json::Object *o = report ? report->getAsObject() : nullptr;
-  if (!o)
+  std::optional<ptxbench::report::AnalysisReport> report =
+      parseStoredReport(record.staticJson);
+  if (!report)
     return result;
-  if (const json::Array *requested = o->getArray("requested"))
-    for (const json::Value &f : *requested)
-      if (auto name = f.getAsString())
-        result[name->str()] = false;
-  if (const json::Array *kernels = o->getArray("kernels"))
-    for (const json::Value &k : *kernels)
-      if (const json::Object *kernel = k.getAsObject())
-        if (const json::Object *req = kernel->getObject("requested"))
-          for (const auto &[family, verdict] : *req)
-            if (verdict.getAsString() == "used")
-              result[family.str()] = true;
+  for (const std::string &family : report->requested)
+    result[family] = false;
+  for (const ptxbench::report::KernelReport &kernel : report->kernels)
+    for (const auto &[family, verdict] : kernel.requested)
+      if (verdict == ptxbench::report::Verdict::Used)
+        result[family] = true;
   return result;
 }
 
 std::vector<std::string>
 ptxbench::eval::fallbackKinds(const SampleRecord &record) {
   std::vector<std::string> kinds;
-  std::optional<json::Value> report = parseStoredJson(record.staticJson);
-  const json::Object *o = report ? report->getAsObject() : nullptr;
-  if (!o)
+  std::optional<ptxbench::report::AnalysisReport> report =
+      parseStoredReport(record.staticJson);
+  if (!report)
     return kinds;
   std::set<std::string> seen;
-  if (const json::Array *kernels = o->getArray("kernels"))
-    for (const json::Value &k : *kernels)
-      if (const json::Object *kernel = k.getAsObject())
-        if (const json::Array *findings = kernel->getArray("fallbacks"))
-          for (const json::Value &f : *findings)
-            if (const json::Object *finding = f.getAsObject())
-              if (auto kind = finding->getString("kind"))
-                if (seen.insert(kind->str()).second)
-                  kinds.push_back(kind->str());
+  for (const ptxbench::report::KernelReport &kernel : report->kernels)
+    for (const ptxbench::report::Finding &finding : kernel.fallbacks)
+      if (seen.insert(finding.kind).second)
+        kinds.push_back(finding.kind);
   return kinds;
 }
 
@@ -208,16 +198,13 @@ ptxbench::eval::executedStats(const GroupStats &g,
 }
 
 /// Families with SASS instructions in some kernel.
-static std::set<std::string> sassFamilies(const json::Object &report) {
+static std::set<std::string>
+sassFamilies(const ptxbench::report::AnalysisReport &report) {
   std::set<std::string> result;
-  if (const json::Array *kernels = report.getArray("kernels"))
-    for (const json::Value &k : *kernels)
-      if (const json::Object *kernel = k.getAsObject())
-        if (const json::Object *features = kernel->getObject("features"))
-          for (const auto &[family, use] : *features)
-            if (const json::Object *u = use.getAsObject())
-              if (u->getInteger("sass").value_or(0) > 0)
-                result.insert(family.str());
+  for (const ptxbench::report::KernelReport &kernel : report.kernels)
+    for (const ptxbench::report::FamilyUse &use : kernel.features)
+      if (use.sass.value_or(0) > 0)
+        result.insert(use.family);
   return result;
 }
 
@@ -306,21 +293,20 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records,
         ids[{r.key.model, r.key.context, r.key.task, r.arch}];
     g.sampleIds += seen.insert(r.key.sampleId).second;
     ++g.statuses[r.ran() ? r.runStatus : r.status];
-    std::optional<json::Value> report = parseStoredJson(r.staticJson);
-    const json::Object *o = report ? report->getAsObject() : nullptr;
+    std::optional<ptxbench::report::AnalysisReport> report =
+        parseStoredReport(r.staticJson);
     for (auto &[family, isUsed] : familiesUsed(r))
       g.used[family] += isUsed;
     for (const std::string &kind : fallbackKinds(r))
       ++g.fallbacks[kind];
-    if (r.analyzed() && o) {
+    if (r.analyzed() && report) {
       bool rejected =
-          !o->getBoolean("assembled").value_or(false) &&
-          o->getString("assembly_note").value_or("").starts_with("ptxas "
-                                                                 "rejected");
+          !report->assembled &&
+          llvm::StringRef(report->assemblyNote).starts_with("ptxas rejected");
       g.compiled += !rejected;
-      if (o->getBoolean("sass_checked").value_or(false)) {
+      if (report->sassChecked) {
         ++g.sassChecked;
-        for (const std::string &family : sassFamilies(*o))
+        for (const std::string &family : sassFamilies(*report))
           ++g.sass[family];
       }
     }

@@ -2,8 +2,8 @@
 //
 // Glues the analyses and the toolchain together. Verdicts start from the
 // feature analysis (used / missing / unreachable) and are lowered to
-// "serialized" when ptxas or the fallback analysis says the kernel's wgmma
-// runs serialized. ptxas messages that name no kernel go to the only kernel
+// Verdict::Serialized when ptxas or the fallback analysis says the kernel's
+// wgmma runs serialized. ptxas messages that name no kernel go to the only kernel
 // when there is one, else to the module.
 //
 //===----------------------------------------------------------------------===//
