@@ -90,11 +90,24 @@ llvm::Expected<PythonReferenceOutputs> ptxbench::reference::runPythonReference(
     return mode.takeError();
   noteSandboxFallbackOnce(*mode, llvm::errs());
 
-  auto module = llvm::MemoryBuffer::getFile(ref.module);
+  // The loader checked the module; it is read again here, so it must still
+  // be a regular file within the limit.
+  uint64_t moduleBytes = 0;
+  if (!llvm::sys::fs::is_regular_file(ref.module) ||
+      llvm::sys::fs::file_size(ref.module, moduleBytes) ||
+      moduleBytes > runtime::kMaxModuleBytes)
+    return llvm::createStringError(
+        "the reference module " + ref.module +
+        " is no longer a regular file of at most 1 MiB");
+  auto module = llvm::MemoryBuffer::getFile(ref.module, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
   if (!module)
     return llvm::createStringError("cannot read the reference module " +
                                    ref.module + ": " +
                                    module.getError().message());
+  if ((*module)->getBufferSize() > runtime::kMaxModuleBytes)
+    return llvm::createStringError("the reference module " + ref.module +
+                                   " is over 1 MiB");
   llvm::SmallString<128> workdir;
   std::string prefix = "ptxbench-reference";
   if (!options.tempDir.empty())

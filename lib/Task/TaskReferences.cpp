@@ -8,11 +8,14 @@
 // what the reference computes may be "derived", and the options are valid.
 // A Python reference ("reference": "python") takes the tensors by name: its
 // "python" object names a module beside task.json or in a sibling folder (a
-// family's; never outside the tasks folder; at most 1 MiB), its entry
-// function, the precision and the constants it is called with, whose names
-// must not be those of tensors or parameters. Its "operands", when it names
-// a library baseline (cublaslt_blockscale_gemm), are that baseline's
-// tensors, checked as a built-in reference's are (dtypes too).
+// family's; never outside the tasks folder, by its name or through a
+// symbolic link; at most 1 MiB), its entry function, the precision and the
+// constants it is called with, whose names must be Python names and not
+// those of tensors or parameters; its input tensors' names must be Python
+// names too, since they are bound to the entry's parameters. Its
+// "operands", when it names a library baseline (cublaslt_blockscale_gemm),
+// are that baseline's tensors, checked as a built-in reference's are
+// (dtypes too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -155,12 +158,92 @@ void readOptions(TaskReader &reader, const json::Object &ops,
   }
 }
 
-/// The largest reference module read.
-constexpr uint64_t kMaxModuleBytes = uint64_t(1) << 20;
-
 bool isName(StringRef name) {
   return !name.empty() && (isAlpha(name[0]) || name[0] == '_') &&
          all_of(name, [](char c) { return isAlnum(c) || c == '_'; });
+}
+
+/// Python 3's reserved words: names no function or parameter can have
+/// (the soft keywords "match", "case", "type" and "_" can).
+bool isPythonKeyword(StringRef name) {
+  static constexpr StringLiteral keywords[] = {
+      "False",  "None",   "True",    "and",      "as",       "assert", "async",
+      "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+      "else",   "except", "finally", "for",      "from",     "global", "if",
+      "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+      "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
+  return is_contained(keywords, name);
+}
+
+/// Why `name` cannot name a Python function or parameter ("" when it can).
+std::string notPythonName(StringRef name) {
+  if (!isName(name))
+    return "\"" + name.str() + "\" is not a Python name";
+  if (isPythonKeyword(name))
+    return "\"" + name.str() + "\" is a Python keyword, not a name";
+  return "";
+}
+
+/// Whether `path` (absolute, without symbolic links) is inside `folder`.
+bool isInside(StringRef path, StringRef folder) {
+  return path.starts_with((folder + "/").str());
+}
+
+/// The module's file, checked: the lexical path, remove_dots applied, must
+/// be in the tasks folder (the parent of the task's folder), and the file it
+/// resolves to through symbolic links must be too, or in the task's own
+/// folder wherever that really is. Returns the resolved path, or "" after
+/// an error.
+std::string checkModulePath(TaskReader &reader, StringRef module) {
+  std::string shown = "\"" + module.str() + "\"";
+  if (any_of(module,
+             [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; })) {
+    reader.error("python.module",
+                 "the file name has a control character; expected a file "
+                 "beside task.json or in another folder of the tasks folder");
+    return "";
+  }
+  SmallString<256> dir(sys::path::parent_path(reader.fileName()));
+  sys::fs::make_absolute(dir);
+  SmallString<256> path(dir), root(dir);
+  sys::path::append(path, module);
+  sys::path::append(root, "..");
+  sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+  sys::path::remove_dots(root, /*remove_dot_dot=*/true);
+  uint64_t size = 0;
+  if (module.empty() || sys::path::is_absolute(module) ||
+      !isInside(path, root)) {
+    reader.error("python.module",
+                 "expected a file beside task.json or in another folder of "
+                 "the tasks folder (\"../family/reference.py\"), got " +
+                     shown);
+    return "";
+  }
+  if (sys::fs::file_size(path, size) || !sys::fs::is_regular_file(path)) {
+    reader.error("python.module",
+                 "cannot read \"" + path + "\"; expected the reference module");
+    return "";
+  }
+  SmallString<256> real, realRoot, realDir;
+  if (sys::fs::real_path(path, real) || sys::fs::real_path(root, realRoot) ||
+      sys::fs::real_path(dir, realDir)) {
+    reader.error("python.module", "cannot resolve \"" + path +
+                                      "\"; expected the reference module");
+    return "";
+  }
+  if (!isInside(real, realRoot) && !isInside(real, realDir)) {
+    reader.error("python.module",
+                 shown + " is a symbolic link to \"" + real +
+                     "\", outside the tasks folder; expected a file in it");
+    return "";
+  }
+  if (size > kMaxModuleBytes) {
+    reader.error("python.module",
+                 shown + " is " + Twine(size) +
+                     " bytes; a reference module holds at most 1 MiB");
+    return "";
+  }
+  return real.str().str();
 }
 
 /// "python": {"module", "entry", "precision", "constants"}.
@@ -177,39 +260,15 @@ void readPython(TaskReader &reader, const json::Object &top, Task &task) {
   if (std::optional<std::string> module = reader.string(
           *py, "module", "python", /*required=*/true,
           "the file name of the reference module, beside task.json")) {
-    // Beside task.json, or in a sibling folder of the task's (a family's
-    // folder): never outside the folder of tasks.
-    SmallString<256> dir(sys::path::parent_path(reader.fileName()));
-    sys::fs::make_absolute(dir);
-    SmallString<256> path(dir), root(dir);
-    sys::path::append(path, *module);
-    sys::path::append(root, "..");
-    sys::path::remove_dots(path, /*remove_dot_dot=*/true);
-    sys::path::remove_dots(root, /*remove_dot_dot=*/true);
-    uint64_t size = 0;
-    if (module->empty() || sys::path::is_absolute(*module) ||
-        !StringRef(path).starts_with((root + "/").str()))
-      reader.error("python.module",
-                   "expected a file beside task.json or in another folder "
-                   "of the tasks folder (\"../family/reference.py\"), got "
-                   "\"" +
-                       *module + "\"");
-    else if (sys::fs::file_size(path, size) || !sys::fs::is_regular_file(path))
-      reader.error("python.module", "cannot read \"" + path +
-                                        "\"; expected the reference module");
-    else if (size > kMaxModuleBytes)
-      reader.error("python.module",
-                   "\"" + *module + "\" is " + Twine(size) +
-                       " bytes; a reference module holds at most 1 MiB");
-    ref.module = path.str().str();
+    ref.module = checkModulePath(reader, *module);
   }
   if (std::optional<std::string> entry =
           reader.string(*py, "entry", "python", /*required=*/false,
                         "the name of the module's function")) {
-    if (!isName(*entry))
-      reader.error("python.entry", "\"" + *entry +
-                                       "\" is not a Python name; expected "
-                                       "the function's name, such as \"run\"");
+    std::string why = notPythonName(*entry);
+    if (!why.empty())
+      reader.error("python.entry", why + "; expected the function's name, "
+                                         "such as \"run\"");
     ref.entry = *entry;
   }
   if (std::optional<std::string> precision =
@@ -221,9 +280,9 @@ void readPython(TaskReader &reader, const json::Object &top, Task &task) {
           "0.125}"))
     for (const auto &[key, value] : *constants) {
       std::string path = joinPath("python.constants", key);
-      if (!isName(key))
-        reader.error(path, "\"" + StringRef(key) +
-                               "\" is not a Python name; expected one");
+      std::string why = notPythonName(key);
+      if (!why.empty())
+        reader.error(path, why + "; expected one");
       else if (task.tensorIndex(key) >= 0 ||
                is_contained(task.params, StringRef(key).str()))
         reader.error(path, "\"" + StringRef(key) +
@@ -252,12 +311,11 @@ void readTensorOperands(TaskReader &reader, const json::Object &ops,
     std::string path = joinPath("operands", key);
     if (op.optional && !ops.get(key))
       continue;
-    std::optional<std::string> s =
-        reader.string(ops, key, "operands", /*required=*/true,
-                      ("the name of the " + roleName(op.role) +
-                       " tensor of rank " + Twine(op.rank) + " for \"" + key +
-                       "\"")
-                          .str());
+    std::optional<std::string> s = reader.string(
+        ops, key, "operands", /*required=*/true,
+        ("the name of the " + roleName(op.role) + " tensor of rank " +
+         Twine(op.rank) + " for \"" + key + "\"")
+            .str());
     if (!s) {
       allNamed = false;
       continue;
@@ -290,9 +348,9 @@ void readTensorOperands(TaskReader &reader, const json::Object &ops,
                              roleName(tensor.role) + "); expected an " +
                              roleName(op.role));
     if (op.dtype && tensor.dtype != *op.dtype)
-      reader.error(path, owner + " wants " + dtypeName(*op.dtype) +
-                             " for \"" + key + "\", tensor \"" + *s +
-                             "\" is " + dtypeName(tensor.dtype));
+      reader.error(path, owner + " wants " + dtypeName(*op.dtype) + " for \"" +
+                             key + "\", tensor \"" + *s + "\" is " +
+                             dtypeName(tensor.dtype));
     if (tensor.dist.kind == Distribution::Kind::Derived && !op.derivable)
       reader.error(path, "tensor \"" + *s + "\" is \"derived\", but " + owner +
                              " does not compute it; expected a drawn "
@@ -312,8 +370,8 @@ void readTensorOperands(TaskReader &reader, const json::Object &ops,
     for (const auto &kv : task.operands)
       named |= kv.second == tensor.name;
     if (!named && tensor.role == Role::Output)
-      reader.error("operands", "output \"" + tensor.name +
-                                   "\" is not one of " + owner +
+      reader.error("operands", "output \"" + tensor.name + "\" is not one of " +
+                                   owner +
                                    "'s outputs, so it could not be checked");
     if (!named && tensor.dist.kind == Distribution::Kind::Derived)
       reader.error("operands", "input \"" + tensor.name +
@@ -349,6 +407,15 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
     if (base && *base != "none" && !library)
       error("baseline", "unknown baseline \"" + *base +
                             "\" for a Python reference; expected " + expected);
+    // Inputs are bound to the entry's parameters by name.
+    for (size_t t = 0; t < task.tensors.size(); ++t) {
+      const TensorSpec &tensor = task.tensors[t];
+      std::string why = notPythonName(tensor.name);
+      if (tensor.role == Role::Input && !tensor.name.empty() && !why.empty())
+        error(joinPath(indexPath("tensors", t), "name"),
+              why + ", so the Python reference cannot take it as a "
+                    "parameter; expected a name such as \"k_cache\"");
+    }
     for (const TensorSpec &tensor : task.tensors)
       if (tensor.dist.kind == Distribution::Kind::Derived)
         error("reference", "input \"" + tensor.name +
@@ -369,16 +436,15 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
     std::vector<StringRef> keys;
     for (const OperandSpec &t : library->tensors)
       keys.push_back(t.key);
-    const json::Object *ops = object(
-        top, "operands", "", /*required=*/true,
-        "an object naming the " + *base + " baseline's tensors (" +
-            join(keys, ", ") + ")");
+    const json::Object *ops =
+        object(top, "operands", "", /*required=*/true,
+               "an object naming the " + *base + " baseline's tensors (" +
+                   join(keys, ", ") + ")");
     if (!ops)
       return;
     unknownKeys(*ops, "operands", keys);
-    readTensorOperands(*this, *ops, *library,
-                       "the " + *base + " baseline", tensorsResolvable,
-                       complete, task);
+    readTensorOperands(*this, *ops, *library, "the " + *base + " baseline",
+                       tensorsResolvable, complete, task);
     return;
   }
   if (top.get("python"))

@@ -176,6 +176,9 @@ struct TaskCheck {
 /// The largest task file read: the suite's are a few KiB, and what a task
 /// file holds (JSON values, expression trees) takes many times its size.
 constexpr size_t kMaxTaskBytes = size_t(1) << 20;
+/// The largest Python reference module a task may name (its loader and
+/// the harness that copies it for the child both check).
+constexpr uint64_t kMaxModuleBytes = uint64_t(1) << 20;
 
 /// Reads `path` (a task.json or a folder holding one) and reports all that
 /// is wrong with it.
