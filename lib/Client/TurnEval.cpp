@@ -21,7 +21,6 @@
 using namespace ptxbench;
 using namespace ptxbench::client;
 using llvm::StringRef;
-using llvm::json::Object;
 
 /// The feedback before its last pass.
 static std::string feedbackText(const eval::SampleRecord &rec,
@@ -32,8 +31,8 @@ static std::string feedbackText(const eval::SampleRecord &rec,
     triton = rec.language == "py";
   std::optional<report::AnalysisReport> analysis =
       eval::parseStoredReport(rec.staticJson);
-  std::optional<llvm::json::Value> run = eval::parseStoredJson(rec.runJson);
-  const Object *ro = run ? run->getAsObject() : nullptr;
+  std::optional<runtime::RunResult> run =
+      runtime::parseRunResult(rec.runJson);
   if (rec.status == eval::status::ExtractError ||
       rec.status == eval::status::NoSolution) {
     return "Your answer for `" + task +
@@ -46,7 +45,7 @@ static std::string feedbackText(const eval::SampleRecord &rec,
            "the harness, not a verdict on the code). Submit it again, "
            "simpler if you can, in one fenced code block with its `" +
            (triton ? "#" : "//") + " @ptxbench` launch-plan lines.\n";
-  if (ro && ro->getArray("workloads")) {
+  if (run) {
     // An optimization turn: how far the speed is from the target, and the
     // requested families the run did not credit.
     prompt::FeedbackGoal goal;
@@ -57,33 +56,30 @@ static std::string feedbackText(const eval::SampleRecord &rec,
                                   targetSpeedup > 0 ? &goal : nullptr);
   }
   // Never ran: a result made from the static verdict.
-  {
-    Object workload{{"workload", "all"}};
-    if (rec.analyzed()) {
-      workload["status"] = "NO_GPU";
-      workload["message"] = "not run: static evaluation only";
-    } else {
-      workload["status"] = "COMPILE_ERROR";
-      workload["message"] =
-          rec.status == eval::status::CompileError
-              ? "The submission does not compile"
-          : rec.status == eval::status::Refused
-              ? "The submission is refused: a Triton answer is @triton.jit "
-                "kernels, imports of triton and numeric constants only"
-              : "The submission could not be analyzed";
-      workload["compile_log"] = rec.error;
-    }
-    Object result{{"task", task},
-                  {"status", workload.getString("status")->str()},
-                  {"workloads",
-                   llvm::json::Array{llvm::json::Value(std::move(workload))}}};
-    // The feedback asks for the answer's language again.
-    if (triton)
-      result["solution"] = rec.sourceName();
-    return prompt::renderFeedback(
-        llvm::json::Value(std::move(result)),
-        rec.analyzed() && analysis ? &*analysis : nullptr);
+  runtime::WorkloadResult workload;
+  workload.workload = "all";
+  if (rec.analyzed()) {
+    workload.status = runtime::Status::NoGpu;
+    workload.message = "not run: static evaluation only";
+  } else {
+    workload.status = runtime::Status::CompileError;
+    workload.message =
+        rec.status == eval::status::CompileError
+            ? "The submission does not compile"
+        : rec.status == eval::status::Refused
+            ? "The submission is refused: a Triton answer is @triton.jit "
+              "kernels, imports of triton and numeric constants only"
+            : "The submission could not be analyzed";
+    workload.compileLog = rec.error;
   }
+  runtime::RunResult result;
+  result.task = task;
+  result.workloads.push_back(std::move(workload));
+  // The feedback asks for the answer's language again.
+  if (triton)
+    result.solution = rec.sourceName();
+  return prompt::renderFeedback(result, rec.analyzed() && analysis ? &*analysis
+                                                                   : nullptr);
 }
 
 std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,

@@ -157,7 +157,9 @@ void ptxbench::eval::printSample(const SampleRecord &r,
                  << fo->getString("message").value_or("") << "\n";
       }
   // The next turn's message, exactly as a model would get it.
-  os << "\n--- feedback ---\n"
-     << ptxbench::prompt::renderFeedback(*run,
-                                         analysis ? &*analysis : nullptr);
+  if (std::optional<ptxbench::runtime::RunResult> result =
+          ptxbench::runtime::parseRunResult(r.runJson))
+    os << "\n--- feedback ---\n"
+       << ptxbench::prompt::renderFeedback(*result,
+                                           analysis ? &*analysis : nullptr);
 }

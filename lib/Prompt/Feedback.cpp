@@ -12,6 +12,7 @@
 
 #include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Report/AnalysisReport.h"
+#include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Task/Verdict.h"
 #include "ptxbench/Toolchain/PtxasLog.h"
 
@@ -28,7 +29,8 @@
 using namespace llvm;
 using namespace ptxbench;
 using namespace ptxbench::prompt;
-using json::Object;
+using runtime::Status;
+using runtime::WorkloadResult;
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -40,41 +42,39 @@ static std::string fmt(double v) {
   return s;
 }
 
-static StringRef str(const Object *o, StringRef key) {
-  return o ? o->getString(key).value_or("") : "";
-}
-
-static double number(const Object *o, StringRef key) {
-  return o ? o->getNumber(key).value_or(0) : 0;
-}
-
-/// A JSON number or one of the strings ResultJSON.cpp writes for
-/// non-finite values ("nan", "inf", "unwritten").
-static std::string valueText(const Object *o, StringRef key) {
-  const json::Value *v = o ? o->get(key) : nullptr;
-  if (!v)
-    return "?";
-  if (std::optional<double> d = v->getAsNumber())
-    return fmt(*d);
-  return v->getAsString().value_or("?").str();
+/// A worst or reference value as the run's JSON words it: a number, or
+/// "unwritten" (the harness's fill, when elements were unwritten), "nan",
+/// "inf", "-inf".
+static std::string valueText(double v, bool unwritten) {
+  if (unwritten && runtime::isUnwritten(float(v)))
+    return "unwritten";
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return fmt(v);
 }
 
 /// "dev-ragged (M=1000, N=1512, K=520)"; parameters in name order.
-static std::string workloadName(const Object &w) {
-  std::string s = str(&w, "workload").str();
-  if (const Object *p = w.getObject("params")) {
-    std::vector<std::string> keys;
-    for (const auto &kv : *p)
-      keys.push_back(kv.first.str());
-    llvm::sort(keys);
-    std::vector<std::string> values;
-    for (const std::string &k : keys)
-      values.push_back(k + "=" +
-                       std::to_string(p->getInteger(k).value_or(0)));
-    if (!values.empty())
-      s += " (" + join(values, ", ") + ")";
-  }
+static std::string workloadName(const WorkloadResult &w) {
+  std::string s = w.workload;
+  std::vector<std::string> keys;
+  for (const auto &kv : w.params)
+    keys.push_back(kv.getKey().str());
+  llvm::sort(keys);
+  std::vector<std::string> values;
+  for (const std::string &k : keys)
+    values.push_back(k + "=" + std::to_string(w.params.lookup(k)));
+  if (!values.empty())
+    s += " (" + join(values, ", ") + ")";
   return s;
+}
+
+/// The library's median over the kernel's, as the run's JSON has it; 0
+/// without both times.
+static double speedupOf(const WorkloadResult &w) {
+  return w.time && w.baselineTime ? w.baselineTime->medianMs / w.time->medianMs
+                                  : 0;
 }
 
 static bool isErrorLine(StringRef line) {
@@ -146,10 +146,10 @@ std::string prompt::baselineDisplayName(StringRef baseline) {
 namespace {
 
 struct FeedbackWriter {
-  const Object &result;
+  const runtime::RunResult &result;
   const report::AnalysisReport *analysis;
   const FeedbackGoal *goal;
-  std::vector<const Object *> workloads;
+  std::vector<const WorkloadResult *> workloads;
   raw_string_ostream os;
   bool failed = false, featuresMissing = false, fallbacksFound = false;
   /// Dev workloads below the goal's target, or whose speedup is not known.
@@ -158,32 +158,31 @@ struct FeedbackWriter {
   /// The submission is a Triton answer (its plan lines are `# @ptxbench`).
   bool triton = false;
 
-  FeedbackWriter(const Object &result, const report::AnalysisReport *analysis,
+  FeedbackWriter(const runtime::RunResult &result,
+                 const report::AnalysisReport *analysis,
                  const FeedbackGoal *goal, std::string &text)
       : result(result), analysis(analysis), goal(goal), os(text) {
-    triton = str(&result, "solution").ends_with(".py");
-    if (const json::Array *a = result.getArray("workloads"))
-      for (const json::Value &v : *a)
-        if (const Object *w = v.getAsObject())
-          workloads.push_back(w);
+    triton = StringRef(result.solution).ends_with(".py");
+    for (const WorkloadResult &w : result.workloads)
+      workloads.push_back(&w);
   }
 
-  std::vector<const Object *> withStatus(ArrayRef<StringRef> statuses) {
-    std::vector<const Object *> out;
-    for (const Object *w : workloads)
-      if (is_contained(statuses, str(w, "status")))
+  std::vector<const WorkloadResult *> withStatus(ArrayRef<Status> statuses) {
+    std::vector<const WorkloadResult *> out;
+    for (const WorkloadResult *w : workloads)
+      if (is_contained(statuses, w->status))
         out.push_back(w);
     return out;
   }
 
   /// Workloads grouped by identical message, in order of first appearance.
-  std::vector<std::pair<std::string, std::vector<const Object *>>>
-  byMessage(ArrayRef<const Object *> ws) {
-    std::vector<std::pair<std::string, std::vector<const Object *>>> groups;
-    for (const Object *w : ws) {
-      std::string key = str(w, "status").str() + "\n" +
-                        str(w, "message").str() + "\n" +
-                        str(w, "compile_log").str();
+  std::vector<std::pair<std::string, std::vector<const WorkloadResult *>>>
+  byMessage(ArrayRef<const WorkloadResult *> ws) {
+    std::vector<std::pair<std::string, std::vector<const WorkloadResult *>>>
+        groups;
+    for (const WorkloadResult *w : ws) {
+      std::string key = runtime::statusName(w->status).str() + "\n" +
+                        w->message + "\n" + w->compileLog;
       auto it = find_if(groups, [&](auto &g) { return g.first == key; });
       if (it == groups.end())
         groups.push_back({key, {w}});
@@ -193,10 +192,10 @@ struct FeedbackWriter {
     return groups;
   }
 
-  static std::string names(ArrayRef<const Object *> ws) {
+  static std::string names(ArrayRef<const WorkloadResult *> ws) {
     std::vector<std::string> n;
-    for (const Object *w : ws)
-      n.push_back(str(w, "workload").str());
+    for (const WorkloadResult *w : ws)
+      n.push_back(w->workload);
     return join(n, ", ");
   }
 
@@ -209,33 +208,34 @@ struct FeedbackWriter {
   void runtimeFeatures(ArrayRef<std::string> requested);
   void ptxasWarnings();
   void speed();
-  void targetDistance(const Object &w, double target, unsigned &devTimed);
+  void targetDistance(const WorkloadResult &w, double target,
+                      unsigned &devTimed);
   void uncreditedFamilies();
   void closing();
 };
 
 void FeedbackWriter::header() {
-  os << "Your submission for `" << str(&result, "task") << "`";
-  if (!str(&result, "device").empty())
-    os << " ran on " << str(&result, "device");
-  os << ": **" << str(&result, "status") << "**.\n";
+  os << "Your submission for `" << result.task << "`";
+  if (!result.device.empty())
+    os << " ran on " << result.device;
+  os << ": **" << runtime::statusName(runtime::worstStatus(result)) << "**.\n";
   std::vector<std::string> parts;
-  for (const Object *w : workloads)
-    parts.push_back(str(w, "workload").str() + " " + str(w, "status").str());
+  for (const WorkloadResult *w : workloads)
+    parts.push_back(w->workload + " " + runtime::statusName(w->status).str());
   if (!parts.empty())
     os << "Workloads: " << join(parts, ", ") << ".\n";
 }
 
 void FeedbackWriter::compileErrors() {
-  auto ws = withStatus({"COMPILE_ERROR", "COMPILE_TIMEOUT"});
+  auto ws = withStatus({Status::CompileError, Status::CompileTimeout});
   if (ws.empty())
     return;
   failed = true;
   os << "\n## Compile errors\n";
   for (auto &[key, group] : byMessage(ws)) {
-    const Object *w = group.front();
-    StringRef message = str(w, "message");
-    if (str(w, "status") == "COMPILE_TIMEOUT") {
+    const WorkloadResult *w = group.front();
+    StringRef message = w->message;
+    if (w->status == Status::CompileTimeout) {
       os << "\n"
          << message.trim() << " (" << names(group)
          << "). Compilation must finish within the limit: avoid deep "
@@ -244,16 +244,16 @@ void FeedbackWriter::compileErrors() {
       continue;
     }
     auto [headline, rest] = message.split('\n');
-    StringRef log = str(w, "compile_log");
+    StringRef log = w->compileLog;
     if (log.empty())
-      log = rest.empty() ? str(w, "jit_log") : rest;
+      log = rest.empty() ? StringRef(w->jitLog) : rest;
     os << "\n" << headline.trim() << " (" << names(group) << "):\n\n```text\n"
        << trimCompilerLog(log) << "\n```\n";
   }
 }
 
 void FeedbackWriter::planErrors() {
-  auto ws = withStatus({"PLAN_ERROR"});
+  auto ws = withStatus({Status::PlanError});
   if (ws.empty())
     return;
   failed = true;
@@ -263,7 +263,7 @@ void FeedbackWriter::planErrors() {
   // Every mistake of the plan, one line each.
   for (auto &[key, group] : byMessage(ws)) {
     SmallVector<StringRef> lines;
-    str(group.front(), "message").trim().split(lines, '\n', -1, false);
+    StringRef(group.front()->message).trim().split(lines, '\n', -1, false);
     if (lines.size() == 1) {
       os << "- " << names(group) << ": `" << lines.front().trim() << "`\n";
       continue;
@@ -275,28 +275,28 @@ void FeedbackWriter::planErrors() {
 }
 
 void FeedbackWriter::failedRuns() {
-  auto ws = withStatus({"LAUNCH_ERROR", "RUNTIME_ERROR", "TIMEOUT",
-                        "SUSPICIOUS"});
+  auto ws = withStatus({Status::LaunchError, Status::RuntimeError,
+                        Status::Timeout, Status::Suspicious});
   if (ws.empty())
     return;
   failed = true;
   os << "\n## Failed runs\n\n";
   for (auto &[key, group] : byMessage(ws)) {
-    const Object *w = group.front();
-    StringRef status = str(w, "status");
-    os << "- " << status << " on " << names(group) << ": "
-       << trimCompilerLog(str(w, "message"), 3);
-    if (status == "TIMEOUT" && str(w, "message").contains("printed"))
+    const WorkloadResult *w = group.front();
+    Status status = w->status;
+    os << "- " << runtime::statusName(status) << " on " << names(group)
+       << ": " << trimCompilerLog(w->message, 3);
+    if (status == Status::Timeout && StringRef(w->message).contains("printed"))
       os << ". The kernel printed while it ran: remove device printf from "
             "the submission, it is slow and its output is not read";
-    else if (status == "TIMEOUT")
+    else if (status == Status::Timeout)
       os << ". The kernel never finished: look for a wait that cannot "
             "complete (an mbarrier phase or transaction count that never "
             "arrives, a barrier not every thread reaches)";
-    else if (status == "LAUNCH_ERROR")
+    else if (status == Status::LaunchError)
       os << ". The launch was refused: check the plan's block, cluster and "
             "smem against the kernel's resources";
-    else if (status == "SUSPICIOUS")
+    else if (status == Status::Suspicious)
       os << ". Every timed launch gets fresh inputs and must do the whole "
             "task's work; a result no hardware can produce this fast counts "
             "as a failure";
@@ -305,38 +305,35 @@ void FeedbackWriter::failedRuns() {
 }
 
 void FeedbackWriter::correctness() {
-  auto ws = withStatus({"INCORRECT"});
+  auto ws = withStatus({Status::Incorrect});
   if (ws.empty())
     return;
   failed = true;
   os << "\n## Wrong results\n\n";
-  for (const Object *w : ws) {
-    const Object *c = w->getObject("check");
+  for (const WorkloadResult *w : ws) {
     os << "- " << workloadName(*w) << ": ";
-    if (!c) {
-      os << str(w, "message") << "\n";
+    if (!w->check) {
+      os << w->message << "\n";
       continue;
     }
-    StringRef check = str(c, "failed_check");
-    StringRef tensor = str(w, "checked_tensor");
+    const runtime::CompareStats &c = *w->check;
+    StringRef check = c.failedCheck;
+    StringRef tensor = w->checkedTensor;
     os << "check `" << check << "` failed on " << tensor << ". ";
-    int64_t count = c->getInteger("count").value_or(0);
-    os << c->getInteger("unwritten").value_or(0) << " unwritten, "
-       << c->getInteger("non_finite").value_or(0) << " NaN/Inf and "
-       << c->getInteger("out_of_tolerance").value_or(0)
-       << " out-of-tolerance elements of " << count << "; worst element "
-       << tensor << "[" << c->getInteger("worst_index").value_or(-1)
-       << "] (flat row-major index) = " << valueText(c, "worst_value")
-       << ", reference " << valueText(c, "worst_ref") << "; max abs error "
-       << fmt(number(c, "max_abs_err")) << ", max rel error "
-       << fmt(number(c, "max_rel_err")) << ", rel L2 "
-       << fmt(number(c, "rel_l2")) << ".";
+    os << c.unwritten << " unwritten, " << c.nonFinite << " NaN/Inf and "
+       << c.outOfTolerance << " out-of-tolerance elements of " << c.count
+       << "; worst element " << tensor << "[" << c.worstIndex
+       << "] (flat row-major index) = "
+       << valueText(c.worstValue, c.unwritten > 0) << ", reference "
+       << valueText(c.worstRef, false) << "; max abs error "
+       << fmt(c.maxAbsErr) << ", max rel error " << fmt(c.maxRelErr)
+       << ", rel L2 " << fmt(c.relL2) << ".";
     if (check == "unwritten")
       os << " Unwritten elements still hold the harness's NaN fill: the "
             "kernel never stored them (check the grid covers the whole "
             "output and the edge tiles).";
-    if (!str(w, "message").empty())
-      os << " " << str(w, "message").trim();
+    if (!w->message.empty())
+      os << " " << StringRef(w->message).trim();
     os << "\n";
   }
 }
@@ -402,25 +399,19 @@ void FeedbackWriter::runtimeFeatures(ArrayRef<std::string> requested) {
   // (`bulk_copy|tma`) is met by any of them (acrossAlternatives).
   std::map<std::string, runtime::FamilyVerdict> byFamily;
   bool shown = false;
-  for (const Object *w : workloads) {
-    const json::Array *fs = w->getArray("features");
-    if (!fs || fs->empty())
+  for (const WorkloadResult *w : workloads) {
+    if (w->features.empty())
       continue;
     std::vector<std::string> verdicts;
-    for (const json::Value &fv : *fs) {
-      const Object *f = fv.getAsObject();
-      if (!f)
-        continue;
-      StringRef verdict = str(f, "verdict");
-      auto [it, inserted] = byFamily.try_emplace(
-          str(f, "family").str(), runtime::FamilyVerdict::NotMeasured);
-      it->second = runtime::acrossWorkloads(
-          it->second, runtime::parseFamilyVerdict(verdict).value_or(
-                          runtime::FamilyVerdict::NotMeasured));
-      std::string text = "`" + str(f, "family").str() + "` " + verdict.str();
-      if (f->get("share"))
-        text += formatv(" ({0:f1}% of the work)", number(f, "share") * 100)
-                    .str();
+    for (const runtime::FeatureCount &f : w->features) {
+      runtime::FamilyVerdict verdict = runtime::familyVerdict(f);
+      auto [it, inserted] =
+          byFamily.try_emplace(f.family, runtime::FamilyVerdict::NotMeasured);
+      it->second = runtime::acrossWorkloads(it->second, verdict);
+      std::string text =
+          "`" + f.family + "` " + runtime::verdictName(verdict).str();
+      if (f.share >= 0)
+        text += formatv(" ({0:f1}% of the work)", f.share * 100).str();
       verdicts.push_back(text);
     }
     if (shown)
@@ -428,10 +419,8 @@ void FeedbackWriter::runtimeFeatures(ArrayRef<std::string> requested) {
     shown = true;
     os << "- at run time (" << workloadName(*w) << "): " << join(verdicts, ", ")
        << "\n";
-    if (const json::Array *findings = w->getArray("work_findings"))
-      for (const json::Value &fv : *findings)
-        if (const Object *f = fv.getAsObject())
-          os << "- [" << str(f, "kind") << "] " << str(f, "message") << "\n";
+    for (const WorkloadResult::WorkFinding &f : w->workFindings)
+      os << "- [" << f.kind << "] " << f.message << "\n";
   }
   // With a goal its list of uncredited requirements decides.
   if (goal)
@@ -479,8 +468,8 @@ void FeedbackWriter::ptxasWarnings() {
     }
   // The driver JIT's log of the run says the same for the kernels that ran.
   std::set<std::string> seenLogs;
-  for (const Object *w : workloads) {
-    std::string log = str(w, "jit_log").str();
+  for (const WorkloadResult *w : workloads) {
+    const std::string &log = w->jitLog;
     if (log.empty() || !seenLogs.insert(log).second)
       continue;
     toolchain::PtxasLog parsed = toolchain::parsePtxasLog(log);
@@ -494,41 +483,41 @@ void FeedbackWriter::ptxasWarnings() {
 }
 
 void FeedbackWriter::speed() {
-  std::vector<const Object *> timed;
-  for (const Object *w : workloads)
-    if (w->getObject("time"))
+  std::vector<const WorkloadResult *> timed;
+  for (const WorkloadResult *w : workloads)
+    if (w->time)
       timed.push_back(w);
   if (timed.empty())
     return;
-  std::string baseline = str(&result, "baseline").empty()
+  std::string baseline = result.baseline.empty()
                              ? "the baseline library"
-                             : baselineDisplayName(str(&result, "baseline"));
+                             : baselineDisplayName(result.baseline);
   os << "\n## Speed\n\n";
   double target = goal ? goal->targetSpeedup : 0;
   unsigned devTimed = 0;
   bool allFaster = true, anyBaseline = false;
-  for (const Object *w : timed) {
-    double ms = number(w->getObject("time"), "median_ms");
+  for (const WorkloadResult *w : timed) {
+    double ms = w->time->medianMs;
     os << "- " << workloadName(*w) << ": " << fmt(ms) << " ms";
-    if (w->get("tflops"))
-      os << ", " << fmt(number(w, "tflops")) << " TFLOP/s";
-    if (const Object *b = w->getObject("baseline_time")) {
+    if (w->flops > 0)
+      os << ", " << fmt(w->flops / (ms * 1e-3) * 1e-12) << " TFLOP/s";
+    if (w->baselineTime) {
       anyBaseline = true;
-      double speedup = number(w, "speedup");
-      os << "; " << baseline << " " << fmt(number(b, "median_ms"))
+      double speedup = speedupOf(*w);
+      os << "; " << baseline << " " << fmt(w->baselineTime->medianMs)
          << " ms, speedup " << format("%.2f", speedup) << "x";
       if (speedup > 0 && speedup < 1)
         os << " (" << format("%.1f", 1 / speedup) << "x slower)";
       allFaster &= speedup > 1;
     }
-    if (str(w, "status") == "SUSPICIOUS")
+    if (w->status == Status::Suspicious)
       os << "; faster than the hardware's speed of light, so not credited: "
             "every launch must do all the work";
-    else if (w->get("sol_fraction"))
-      os << "; " << format("%.1f", number(w, "sol_fraction") * 100)
+    else if (double sol = runtime::solFraction(result, *w))
+      os << "; " << format("%.1f", sol * 100)
          << "% of the hardware's speed of light";
     // Workloads without a split are dev (a run outside a sweep).
-    if (target > 0 && w->getString("split").value_or("dev") == "dev")
+    if (target > 0 && (w->split.empty() || w->split == "dev"))
       targetDistance(*w, target, devTimed);
     os << "\n";
   }
@@ -551,17 +540,17 @@ void FeedbackWriter::speed() {
 }
 
 /// How far one timed dev workload is from the target speedup.
-void FeedbackWriter::targetDistance(const Object &w, double target,
+void FeedbackWriter::targetDistance(const WorkloadResult &w, double target,
                                     unsigned &devTimed) {
   ++devTimed;
-  double speedup = number(&w, "speedup");
-  if (!w.getObject("baseline_time") || !(speedup > 0)) {
+  double speedup = speedupOf(w);
+  if (!w.baselineTime || !(speedup > 0)) {
     ++belowTarget;
     os << "; no library time, so the " << format("%.2f", target)
        << "x target cannot be checked";
     return;
   }
-  if (str(&w, "status") != "PASSED") {
+  if (w.status != Status::Passed) {
     ++belowTarget;
     os << "; not correct, so not counted against the "
        << format("%.2f", target) << "x target";
@@ -591,11 +580,12 @@ void FeedbackWriter::uncreditedFamilies() {
 }
 
 void FeedbackWriter::closing() {
-  auto notRun = withStatus({"HARNESS_ERROR", "NO_GPU"});
+  auto notRun = withStatus({Status::HarnessError, Status::NoGpu});
   if (!notRun.empty()) {
     os << "\n## Not measured\n\n";
     for (auto &[key, group] : byMessage(notRun))
-      os << "- " << names(group) << ": " << str(group.front(), "message").trim()
+      os << "- " << names(group) << ": "
+         << StringRef(group.front()->message).trim()
          << " (not a fault of the submission)\n";
   }
   os << "\n";
@@ -636,13 +626,11 @@ std::string prompt::resendInstruction(bool triton) {
          "lines.\n";
 }
 
-std::string prompt::renderFeedback(const json::Value &result,
+std::string prompt::renderFeedback(const runtime::RunResult &result,
                                    const report::AnalysisReport *analysis,
                                    const FeedbackGoal *goal) {
   std::string text;
-  static const Object empty;
-  const Object *r = result.getAsObject();
-  FeedbackWriter writer(r ? *r : empty, analysis, goal, text);
+  FeedbackWriter writer(result, analysis, goal, text);
   writer.header();
   writer.compileErrors();
   writer.planErrors();

@@ -11,6 +11,7 @@
 
 #include "ptxbench/Prompt/Feedback.h"
 #include "ptxbench/Report/AnalysisReport.h"
+#include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Support/JSON.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -60,6 +61,10 @@ int runFeedback() {
     return fail(feedbackResult +
                 ": not a run result (expected the JSON of `ptxbench run "
                 "--json`, with \"workloads\")");
+  runtime::RunResult run;
+  if (!runtime::fromJSON(*result, run))
+    return fail(feedbackResult +
+                ": not a run result (a workload without a known status)");
   std::optional<report::AnalysisReport> analysis;
   if (!feedbackAnalysis.empty()) {
     auto a = readJSON(feedbackAnalysis);
@@ -80,8 +85,7 @@ int runFeedback() {
       mlir::openOutputFile(feedbackOutput, &errorMessage);
   if (!out)
     return fail(errorMessage);
-  out->os() << prompt::renderFeedback(*result,
-                                      analysis ? &*analysis : nullptr);
+  out->os() << prompt::renderFeedback(run, analysis ? &*analysis : nullptr);
   out->keep();
   return 0;
 }

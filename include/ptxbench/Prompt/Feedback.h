@@ -1,8 +1,9 @@
 //===- Feedback.h - A run result as the next turn's message ----*- C++ -*-===//
 //
-// renderFeedback() turns the JSON of `ptxbench run --json` (and, when given,
-// the analysis report of `ptxbench analyze --format json`, read back with
-// report::parseAnalysisReport) into the user message of a model's
+// renderFeedback() turns a run result (`ptxbench run --json` read back with
+// runtime::parseRunResult) and, when given, the analysis report (`ptxbench
+// analyze --format json` read back with report::parseAnalysisReport) into
+// the user message of a model's
 // next turn: compile and plan errors trimmed to the first few with their
 // lines, the failed correctness check with its statistics, each requested
 // family's verdict with every fallback finding (source line and the
@@ -18,6 +19,7 @@
 #define PTXBENCH_PROMPT_FEEDBACK_H
 
 #include "ptxbench/Report/AnalysisReport.h"
+#include "ptxbench/Runtime/Result.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
@@ -54,7 +56,7 @@ struct FeedbackGoal {
 std::string resendInstruction(bool triton);
 
 /// A result's language is Triton when its `solution` is a .py file.
-std::string renderFeedback(const llvm::json::Value &result,
+std::string renderFeedback(const runtime::RunResult &result,
                            const report::AnalysisReport *analysis,
                            const FeedbackGoal *goal = nullptr);
 
