@@ -126,8 +126,7 @@ int ptxbench::runtime::runWorker(const Task &task, const LaunchPlan &plan,
                                  StringRef source, ArrayRef<Workload> workloads,
                                  const WorkerOptions &options) {
   int fd = options.resultFd;
-  if (options.pythonReference)
-    setPythonReferenceOptions(*options.pythonReference);
+  setPythonReferenceServer(options.referenceServer.get());
   auto report = [&](unsigned i, WorkloadResult r) {
     r.workload = workloads[i].name;
     r.params = workloads[i].params;

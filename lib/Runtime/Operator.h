@@ -15,7 +15,7 @@
 
 #include "Gpu.h"
 
-#include "ptxbench/Reference/PythonReference.h"
+#include "ptxbench/Reference/ReferenceServer.h"
 
 #include <memory>
 
@@ -101,10 +101,10 @@ std::unique_ptr<Operator>
 makeRmsNormOperator(Gpu &, const Task &, WorkloadTensors &, const Bindings &);
 std::unique_ptr<Operator>
 makeAttentionOperator(Gpu &, const Task &, WorkloadTensors &, const Bindings &);
-/// "reference": "python" (PythonOperator.cpp), computed with `options`.
+/// "reference": "python" (PythonOperator.cpp), computed by `server`.
 std::unique_ptr<Operator>
 makePythonOperator(Gpu &, const Task &, WorkloadTensors &, const Bindings &);
-void setPythonReferenceOptions(const reference::PythonReferenceOptions &options);
+void setPythonReferenceServer(reference::ReferenceServer *server);
 
 } // namespace ptxbench::runtime
 

@@ -7,8 +7,8 @@
 // Its baseline, when the task names one, is a library call on the tensors
 // the task's "operands" name (cublaslt_blockscale_gemm: cuBLASLt's
 // block-scaled fp8 GEMM); a PyTorch call is never timed.
-// The worker says where the child's program, interpreter and folder are
-// (WorkerOptions::pythonReference, set before it closes itself off).
+// The worker's reference server computes it (WorkerOptions::referenceServer,
+// started before the worker closes itself off).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,9 +23,9 @@ using namespace ptxbench::runtime;
 
 namespace {
 
-reference::PythonReferenceOptions &options() {
-  static reference::PythonReferenceOptions o;
-  return o;
+reference::ReferenceServer *&server() {
+  static reference::ReferenceServer *s = nullptr;
+  return s;
 }
 
 class PythonOperator : public Operator {
@@ -54,8 +54,12 @@ public:
                     Status::HarnessError,
                     "reading the inputs of the Python reference"));
     }
+    if (!server())
+      return Failure{Status::HarnessError,
+                     "no reference server: the Python reference cannot be "
+                     "computed in this process"};
     Expected<reference::PythonReferenceOutputs> out =
-        reference::runPythonReference(task, params, inputs, options());
+        server()->compute(params, inputs);
     if (!out)
       return Failure{Status::HarnessError, toString(out.takeError())};
     for (const reference::PythonReferenceOutputs::Output &o : out->outputs)
@@ -99,9 +103,9 @@ public:
 
 } // namespace
 
-void ptxbench::runtime::setPythonReferenceOptions(
-    const reference::PythonReferenceOptions &o) {
-  options() = o;
+void ptxbench::runtime::setPythonReferenceServer(
+    reference::ReferenceServer *s) {
+  server() = s;
 }
 
 std::unique_ptr<Operator>

@@ -6,19 +6,19 @@
 // (NVRTC compiles the harness's own kernels here, cuBLASLt and cuDNN are
 // the baselines), the GPU's device nodes, the parts of /proc and /sys it
 // reads about the machine and itself (and writes of itself: thread
-// names), /dev/shm, and AF_UNIX sockets (its daemons). The rest is what this run names: the task's folder, the
-// submission and the parent's PTX and cubins (read), the harness cache and
-// the GPU's lock file (read and write); for a Python reference, the child's
-// two programs, the interpreter's files and the child's folder. Not the
-// user's home, the samples'
-// folders or the working folder; no network, no new programs.
+// names), /dev/shm, and AF_UNIX sockets (its daemons). The rest is what this
+// run names: the task's folder, the submission and the parent's PTX and
+// cubins (read), the harness cache and the GPU's lock file (read and
+// write). Not the user's home, the samples' folders or the working folder;
+// no network, no new programs: a Python reference is computed by a server
+// the worker forked before (Reference/ReferenceServer.h), whose child
+// sandboxes itself.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Runtime/Harness.h"
 
 #include "ptxbench/Runtime/HarnessCache.h"
-#include "ptxbench/Support/Python.h"
 #include "ptxbench/Support/Sandbox.h"
 #include "ptxbench/Toolchain/CudaCompiler.h"
 
@@ -120,26 +120,5 @@ ptxbench::runtime::sandboxWorker(const WorkerOptions &options,
     policy.writable.push_back(options.gpuLock);
   }
   policy.devices = deviceNodes();
-  // A Python reference's child: ptxbench itself (reference-child) and the
-  // interpreter it becomes, their loaders, the interpreter's files and the
-  // folder its temporary folders go in. The child closes itself off further.
-  if (const auto &ref = options.pythonReference) {
-    for (const std::string &exe :
-         {ref->helper, options.pythonInterpreter.executable}) {
-      policy.executable.push_back(exe);
-      read.push_back(exe);
-      if (std::string loader = support::elfInterpreter(exe); !loader.empty())
-        policy.executable.push_back(loader);
-    }
-    for (std::string &tree :
-         support::pythonTrees(options.pythonInterpreter.executable))
-      read.push_back(std::move(tree));
-    for (const std::string &dir : options.pythonInterpreter.searchPath)
-      read.push_back(dir);
-    read.push_back(reference::referenceDriverPath(ref->helper));
-    read.push_back("/proc/self");
-    read.push_back("/etc/localtime");
-    policy.writable.push_back(ref->tempDir);
-  }
   return applySandbox(policy, *mode);
 }

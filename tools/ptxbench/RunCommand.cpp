@@ -374,8 +374,9 @@ int runRun() {
     options.cubinPath = runCubin;
     options.countCubinPath = runCountCubin;
     options.checkOnly = runCheckOnly;
-    // A Python reference: its interpreter resolved and its folder made
-    // now, while the worker may still start programs and write anywhere.
+    // A Python reference: its folder made and its server started now,
+    // while the worker is one thread and may still start programs and
+    // write anywhere; the server stays outside the worker's sandbox.
     SmallString<128> referenceDir;
     llvm::scope_exit removeReferenceDir([&] {
       if (!referenceDir.empty())
@@ -385,17 +386,16 @@ int runRun() {
       reference::PythonReferenceOptions ref;
       ref.helper = sys::fs::getMainExecutable(nullptr, nullptr);
       ref.device = reference::Device::CUDA;
-      auto python = ptxbench::support::resolvePython(
-          ref.python, "to compute Python references with");
-      if (python && !sys::fs::createUniqueDirectory("ptxbench-worker-reference",
-                                                    referenceDir)) {
+      if (std::error_code ec = sys::fs::createUniqueDirectory(
+              "ptxbench-worker-reference", referenceDir))
+        referenceDir.clear();
+      else
         ref.tempDir = referenceDir.str().str();
-        options.pythonInterpreter = *python;
-        options.pythonReference = ref;
-      } else if (!python) {
-        // The reference's operator says so per workload.
-        consumeError(python.takeError());
-      }
+      // Without a server the reference's operator says so per workload.
+      if (auto server = reference::ReferenceServer::start(*task, ref))
+        options.referenceServer = std::move(*server);
+      else
+        errs() << "ptxbench run: " << toString(server.takeError()) << "\n";
     }
     // Everything the worker reads of the submission is read: it closes
     // itself off before the driver starts.

@@ -13,10 +13,10 @@
 #define PTXBENCH_RUNTIME_HARNESS_H
 
 #include "ptxbench/Runtime/Result.h"
-#include "ptxbench/Reference/PythonReference.h"
-#include "ptxbench/Support/Python.h"
+#include "ptxbench/Reference/ReferenceServer.h"
 #include "ptxbench/Support/Sandbox.h"
 
+#include <memory>
 #include <optional>
 #include "ptxbench/Task/LaunchPlan.h"
 #include "ptxbench/Task/Task.h"
@@ -84,13 +84,10 @@ struct WorkerOptions {
   /// as the first event; when `sandboxError` is set it could not sandbox
   /// itself as required, and every workload is HARNESS_ERROR saying so.
   std::string sandbox, sandboxError;
-  /// For a task with a Python reference: how its child is started (the
-  /// ptxbench executable, on the GPU, its temporary folders under a folder
-  /// of this run) and the interpreter it runs, resolved before the worker
-  /// closes itself off; the sandbox then lets the worker start those
-  /// programs, read the interpreter's files and write that folder.
-  std::optional<reference::PythonReferenceOptions> pythonReference;
-  support::PythonInterpreter pythonInterpreter;
+  /// For a task with a Python reference: the server that computes it
+  /// (Reference/ReferenceServer.h), started before the worker closes itself
+  /// off, so the worker itself starts no program and writes no folder.
+  std::shared_ptr<reference::ReferenceServer> referenceServer;
 };
 
 /// Sandboxes the worker (Support/Sandbox.h), after it has read its task and
