@@ -69,8 +69,7 @@ bool loopHas(const KernelScope &scope, const Loop &loop,
 /// `excluded` holds, with the first of `ops` in it; a loop doing its
 /// reduction with them rather than with the excluded instruction.
 std::pair<const Loop *, ptx::InstructionOpInterface>
-loopWithout(const KernelScope &scope,
-            ArrayRef<ptx::InstructionOpInterface> ops,
+loopWithout(const KernelScope &scope, ArrayRef<ptx::InstructionOpInterface> ops,
             llvm::function_ref<bool(ptx::InstructionOpInterface)> excluded) {
   const Loop *best = nullptr;
   ptx::InstructionOpInterface first;
@@ -119,8 +118,8 @@ void checkWgmma(KernelScope &scope) {
     if (list->empty())
       continue;
     ptx::InstructionOpInterface first = list->front();
-    std::string what = wmma ? "legacy wmma.mma"
-                            : ("warp-level " + first.getOpcode()).str();
+    std::string what =
+        wmma ? "legacy wmma.mma" : ("warp-level " + first.getOpcode()).str();
     if (wgmmas.empty()) {
       scope.report(kind, first,
                    llvm::formatv("wgmma was requested but the matrix math is "
@@ -196,8 +195,8 @@ void checkWgmma(KernelScope &scope) {
                 .str()
           : "wgmma was requested but the matrix math is a loop of scalar f32 "
             "FMAs and the kernel has no tensor-core instruction";
-  Fallback &found = scope.report(FallbackKind::FfmaLoopInsteadOfWgmma,
-                                 firstFma, message, kWgmmaAlternative);
+  Fallback &found = scope.report(FallbackKind::FfmaLoopInsteadOfWgmma, firstFma,
+                                 message, kWgmmaAlternative);
   found.related = blockAnchor(best->header);
   found.relatedMessage = "the loop starts here";
 }
@@ -227,37 +226,60 @@ ptx::InstructionOpInterface globalLoadFeeding(const KernelScope &scope,
       continue;
     for (const RegAccess &source : regAccesses(writer))
       if (source.read && source.operand != 0 && source.value != value)
-        if (auto load =
-                globalLoadFeeding(scope, loop, source.value, depth - 1))
+        if (auto load = globalLoadFeeding(scope, loop, source.value, depth - 1))
           return load;
   }
   return {};
 }
 
+/// What was requested of the copy engine, for messages: "TMA", "a bulk
+/// copy" or (both, as `bulk_copy|tma` asks) "a bulk copy or TMA".
+StringRef requestedCopies(const KernelScope &scope) {
+  if (!scope.isRequested(Family::BulkCopy))
+    return "TMA";
+  return scope.isRequested(Family::Tma) ? "a bulk copy or TMA" : "a bulk copy";
+}
+
+/// What to write instead of copies by threads. Where a plain bulk copy is
+/// accepted, it is named first: it takes any contiguous span at an address
+/// computed per copy, which is what a gather through an index (a page
+/// table, a row list) needs and a tensor map cannot express.
+std::string copyAlternative(const KernelScope &scope) {
+  if (!scope.isRequested(Family::BulkCopy))
+    return "on sm_90a and later one thread issues cp.async.bulk.tensor with "
+           "a tensor map, completing on an mbarrier";
+  return "on sm_90a and later one thread issues cp.async.bulk of each "
+         "contiguous span (a row or page gathered through an index "
+         "included) into shared memory, or cp.async.bulk.tensor with a "
+         "tensor map for a regular tile, completing on an mbarrier with "
+         "expect_tx";
+}
+
 void checkTma(KernelScope &scope) {
-  if (!scope.isRequested(Family::Tma))
+  if (!scope.isRequested(Family::Tma) && !scope.isRequested(Family::BulkCopy))
     return;
+  StringRef requested = requestedCopies(scope);
+  std::string alternative = copyAlternative(scope);
   // Beside TMA, only loops that copy with no TMA or bulk copy in them: one
   // token TMA load does not make thread-copy loops the requested path.
   bool tma = scope.uses({Family::Tma, Family::BulkCopy});
   auto copies = scope.filter(isMnemonic("cp.async"));
   if (!copies.empty() && !tma)
-    scope.report(
-        FallbackKind::CpAsyncInsteadOfTma, copies.front(),
-        llvm::formatv("TMA was requested but tiles are copied by "
-                      "threads with cp.async ({0})",
-                      count(copies.size(), "instruction")),
-        "on sm_90a and later one thread issues cp.async.bulk.tensor with a "
-        "tensor map, completing on an mbarrier");
+    scope.report(FallbackKind::CpAsyncInsteadOfTma, copies.front(),
+                 llvm::formatv("{0} was requested but tiles are copied by "
+                               "threads with cp.async ({1})",
+                               requested, count(copies.size(), "instruction")),
+                 alternative);
   if (!copies.empty() && tma) {
     auto [loop, inLoop] = loopWithout(scope, copies, isTmaOrBulk);
     if (loop) {
       Fallback &found = scope.report(
           FallbackKind::CpAsyncInsteadOfTma, inLoop,
-          "TMA was requested but a loop copies tiles by threads with "
-          "cp.async, beside TMA or bulk copies outside the loop",
-          "on sm_90a and later one thread issues cp.async.bulk.tensor with "
-          "a tensor map, completing on an mbarrier");
+          llvm::formatv("{0} was requested but a loop copies tiles by "
+                        "threads with cp.async, beside TMA or bulk copies "
+                        "outside the loop",
+                        requested),
+          alternative);
       found.related = blockAnchor(loop->header);
       found.relatedMessage = "the loop starts here";
     }
@@ -280,10 +302,10 @@ void checkTma(KernelScope &scope) {
           continue;
         Fallback &found = scope.report(
             FallbackKind::LdStCopyInsteadOfTma, store,
-            "TMA was requested but a loop copies tiles through registers "
-            "(ld.global into st.shared)",
-            "on sm_90a and later one thread issues cp.async.bulk.tensor with "
-            "a tensor map, completing on an mbarrier");
+            llvm::formatv("{0} was requested but a loop copies tiles "
+                          "through registers (ld.global into st.shared)",
+                          requested),
+            alternative);
         found.related = load;
         found.relatedMessage = "the stored register is loaded from global "
                                "memory here";
@@ -308,25 +330,22 @@ void checkGlobalLoads(KernelScope &scope) {
   });
   if (named || !scope.filter(isMnemonic("cp.async")).empty())
     return;
-  auto loads = scope.filter([](ptx::InstructionOpInterface op) {
-    return isLoadFrom(op, ".global");
-  });
+  auto loads = scope.filter(
+      [](ptx::InstructionOpInterface op) { return isLoadFrom(op, ".global"); });
   if (loads.empty())
     return;
-  StringRef requested = scope.isRequested(Family::Tma)
-                            ? (scope.isRequested(Family::BulkCopy)
-                                   ? "a bulk copy or TMA"
-                                   : "TMA")
-                            : "a bulk copy";
   scope.report(
       FallbackKind::LdGlobalInsteadOfBulkCopy, loads.front(),
       llvm::formatv("{0} was requested but the kernel reads global memory "
                     "with per-thread loads into registers ({1})",
-                    requested, count(loads.size(), "ld.global instruction"))
+                    requestedCopies(scope),
+                    count(loads.size(), "ld.global instruction"))
           .str(),
-      "on sm_90a and later one thread issues cp.async.bulk (or "
-      "cp.async.bulk.tensor with a tensor map) into shared memory, "
-      "completing on an mbarrier with expect_tx");
+      scope.isRequested(Family::BulkCopy)
+          ? copyAlternative(scope)
+          : "on sm_90a and later one thread issues cp.async.bulk.tensor with "
+            "a tensor map into shared memory, completing on an mbarrier with "
+            "expect_tx");
 }
 
 void checkMbarrier(KernelScope &scope) {

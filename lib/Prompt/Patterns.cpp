@@ -27,6 +27,9 @@ struct Pattern {
   StringLiteral kind;
   StringLiteral avoid;
   StringLiteral instead;
+  /// A requested family that replaces this entry by another of the same
+  /// kind (the bulk-copy wording of a copy pattern); "" = none.
+  StringLiteral unless = "";
 };
 
 constexpr Pattern patterns[] = {
@@ -44,15 +47,35 @@ constexpr Pattern patterns[] = {
      "accumulators only after waiting; ptxas also reports serialization "
      "(C7510)"},
     {"tma", "cp-async-instead-of-tma", "`cp.async` (Ampere async copies)",
-     "`cp.async.bulk.tensor` with a tensor map, completing on an mbarrier"},
+     "`cp.async.bulk.tensor` with a tensor map, completing on an mbarrier",
+     "bulk_copy"},
     {"tma", "ld-st-copy-instead-of-tma",
      "`ld.global` into registers then `st.shared` in a loop",
-     "`cp.async.bulk.tensor`"},
-    {"bulk_copy|tma", "ld-global-instead-of-bulk-copy",
+     "`cp.async.bulk.tensor`", "bulk_copy"},
+    {"tma", "ld-global-instead-of-bulk-copy",
      "per-thread `ld.global` straight into registers, with no copy into "
      "shared memory",
-     "one thread issues `cp.async.bulk` (or `cp.async.bulk.tensor`) into "
-     "shared memory, completing on an mbarrier with `expect_tx`"},
+     "one thread issues `cp.async.bulk.tensor` with a tensor map into "
+     "shared memory, completing on an mbarrier with `expect_tx`",
+     "bulk_copy"},
+    // Where a plain bulk copy is accepted, it is the form for any
+    // contiguous span, including rows gathered through a page table, which
+    // a tensor map cannot express.
+    {"bulk_copy", "cp-async-instead-of-tma", "`cp.async` (Ampere async copies)",
+     "one thread issues `cp.async.bulk` of each contiguous span (a row or "
+     "page gathered through an index too), or `cp.async.bulk.tensor` for a "
+     "regular tile, completing on an mbarrier with `expect_tx`"},
+    {"bulk_copy", "ld-st-copy-instead-of-tma",
+     "`ld.global` into registers then `st.shared` in a loop",
+     "`cp.async.bulk` of each contiguous span, or `cp.async.bulk.tensor` "
+     "for a regular tile"},
+    {"bulk_copy", "ld-global-instead-of-bulk-copy",
+     "per-thread `ld.global` straight into registers, with no copy into "
+     "shared memory",
+     "one thread issues `cp.async.bulk` of each contiguous span (a row or "
+     "page gathered through an index too), or `cp.async.bulk.tensor` for a "
+     "regular tile, into shared memory, completing on an mbarrier with "
+     "`expect_tx`"},
     {"", "tma-without-expect-tx",
      "a TMA load completing on an mbarrier that never gets an expected "
      "transaction count",
@@ -105,6 +128,8 @@ std::string prompt::renderPatterns(ArrayRef<std::string> requested) {
     if (!triggers.empty() && none_of(triggers, [&](StringRef family) {
           return is_contained(families, family);
         }))
+      continue;
+    if (!p.unless.empty() && is_contained(families, StringRef(p.unless)))
       continue;
     os << "- `" << p.kind << "`: " << p.avoid << ". Instead: " << p.instead
        << ".\n";
