@@ -24,6 +24,7 @@
 #include <set>
 
 using namespace ptxbench::eval;
+namespace runtime = ptxbench::runtime;
 namespace json = llvm::json;
 using llvm::formatv;
 using ptxbench::report::AnalysisReport;
@@ -41,8 +42,10 @@ std::string sha256(llvm::StringRef text) {
 std::string identity(const SampleRecord &r) { return kernelIdentity(r); }
 
 bool realRunFailed(const SampleRecord &r) {
-  return r.ran() && r.runStatus != "PASSED" && r.runStatus != "NO_GPU" &&
-         r.runStatus != "HARNESS_ERROR" && r.runStatus != "SKIPPED";
+  return r.ran() && !runtime::isStatus(r.runStatus, runtime::Status::Passed) &&
+         !runtime::isStatus(r.runStatus, runtime::Status::NoGpu) &&
+         !runtime::isStatus(r.runStatus, runtime::Status::HarnessError) &&
+         !runtime::isStatus(r.runStatus, runtime::Status::Skipped);
 }
 
 /// The stored report's verdict on the requested set; none without a
@@ -391,7 +394,8 @@ FixitResult ptxbench::eval::pairFixit(const std::vector<SampleRecord> &all,
            std::vector<const SampleRecord *>>
       repairs;
   for (const SampleRecord &r : all) {
-    if (r.ran() && r.runStatus == "HARNESS_ERROR")
+    if (r.ran() &&
+        runtime::isStatus(r.runStatus, runtime::Status::HarnessError))
       result.harnessErrors.push_back(r.key.str());
     if (isWrong(r))
       wrong.push_back(&r);
@@ -509,7 +513,8 @@ FixitResult ptxbench::eval::pairKernelGen(const std::vector<SampleRecord> &all,
   FixitResult result;
   std::vector<const SampleRecord *> correct;
   for (const SampleRecord &r : all) {
-    if (r.ran() && r.runStatus == "HARNESS_ERROR")
+    if (r.ran() &&
+        runtime::isStatus(r.runStatus, runtime::Status::HarnessError))
       result.harnessErrors.push_back(r.key.str());
     if (isFixed(r))
       correct.push_back(&r);

@@ -6,6 +6,7 @@
 
 #include "ptxbench/Support/ChildProcess.h"
 #include "ptxbench/Support/JSON.h"
+#include "ptxbench/Task/Verdict.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -21,6 +22,7 @@
 extern char **environ;
 
 using namespace ptxbench::eval;
+namespace runtime = ptxbench::runtime;
 using llvm::StringRef;
 namespace fs = llvm::sys::fs;
 
@@ -122,20 +124,23 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
       !StringRef(solution).ends_with(".ptx") &&
       !StringRef(solution).ends_with(".py")) {
     if (copy.path.empty())
-      return finish("HARNESS_ERROR", "cannot create a temporary folder");
+      return finish(runtime::statusName(runtime::Status::HarnessError),
+                    "cannot create a temporary folder");
     llvm::SmallString<128> path(copy.path);
     llvm::sys::path::append(path, record.sourceName());
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
     if (ec)
-      return finish("HARNESS_ERROR", "cannot write a temporary solution file");
+      return finish(runtime::statusName(runtime::Status::HarnessError),
+                    "cannot write a temporary solution file");
     os << record.code;
     solution = std::string(path);
   }
   TempFile json(".json"), log(".log"), compiled(".ptx"), build(".json");
   if (json.path.empty() || log.path.empty() || compiled.path.empty() ||
       build.path.empty())
-    return finish("HARNESS_ERROR", "cannot create temporary files");
+    return finish(runtime::statusName(runtime::Status::HarnessError),
+                  "cannot create temporary files");
 
   std::vector<std::string> args = {
       options.tool,
@@ -175,7 +180,8 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
       }
       if (ec || os.has_error()) {
         os.clear_error();
-        return finish("HARNESS_ERROR", "cannot write a temporary file");
+        return finish(runtime::statusName(runtime::Status::HarnessError),
+                      "cannot write a temporary file");
       }
     }
     args.push_back("--compiled-ptx=" + std::string(compiled.path));
@@ -200,7 +206,7 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
                   : "ended with " + ended->describe() + " without a result";
     if (!output.empty())
       why += ": " + StringRef(output).take_back(2000).str();
-    return finish("HARNESS_ERROR", why);
+    return finish(runtime::statusName(runtime::Status::HarnessError), why);
   }
   auto value = ptxbench::parseJSON(text);
   const llvm::json::Object *object = value ? value->getAsObject() : nullptr;
@@ -209,7 +215,7 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
   if (!value)
     llvm::consumeError(value.takeError());
   if (!status)
-    return finish("HARNESS_ERROR",
+    return finish(runtime::statusName(runtime::Status::HarnessError),
                   "ptxbench run wrote a result without a status");
   // The result names the code's file without a folder, neither the
   // sample's nor the temporary copy's.

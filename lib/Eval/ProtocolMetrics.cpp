@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Eval/ProtocolMetrics.h"
+#include "ptxbench/Task/Verdict.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -18,6 +19,7 @@
 #include <set>
 
 using namespace ptxbench::eval;
+namespace runtime = ptxbench::runtime;
 
 namespace {
 
@@ -52,8 +54,9 @@ double ProtocolGroup::bestSpeedupAt(unsigned k) const {
 }
 
 bool ptxbench::eval::ranOnGpu(const SampleRecord &r) {
-  if (!r.ran() || r.runStatus == "NO_GPU" || r.runStatus == "HARNESS_ERROR" ||
-      r.runStatus == "SKIPPED")
+  if (!r.ran() || runtime::isStatus(r.runStatus, runtime::Status::NoGpu) ||
+      runtime::isStatus(r.runStatus, runtime::Status::HarnessError) ||
+      runtime::isStatus(r.runStatus, runtime::Status::Skipped))
     return false;
   std::optional<llvm::json::Value> run = parseStoredJson(r.runJson);
   const llvm::json::Object *o = run ? run->getAsObject() : nullptr;
@@ -107,7 +110,7 @@ ptxbench::eval::protocolGroups(const std::vector<SampleRecord> &records) {
         for (; next < turns->size() && turnIndex(*(*turns)[next]) <= k;
              ++next) {
           const SampleRecord &r = *(*turns)[next];
-          correct |= r.runStatus == "PASSED";
+          correct |= runtime::isStatus(r.runStatus, runtime::Status::Passed);
           credited |= creditedCorrect(r);
           if (std::optional<double> s = minDevSpeedup(r))
             best = std::max(best, *s);

@@ -269,19 +269,22 @@ StringRef claimedName(Claimed c) {
 
 bool compileFailed(const KernelFacts &k) {
   return k.status == status::CompileError || k.status == status::ImportError ||
-         k.runStatus == "COMPILE_ERROR" || k.runStatus == "COMPILE_TIMEOUT";
+         runtime::isStatus(k.runStatus, runtime::Status::CompileError) ||
+         runtime::isStatus(k.runStatus, runtime::Status::CompileTimeout);
 }
 
 bool consistent(Claimed c, const KernelFacts &k) {
   switch (c) {
   case Claimed::Passed:
-    return k.runStatus == "PASSED";
+    return runtime::isStatus(k.runStatus, runtime::Status::Passed);
   case Claimed::Incorrect:
-    return k.runStatus == "INCORRECT";
+    return runtime::isStatus(k.runStatus, runtime::Status::Incorrect);
   case Claimed::Timeout:
-    return k.runStatus == "TIMEOUT" || k.runStatus == "COMPILE_TIMEOUT";
+    return runtime::isStatus(k.runStatus, runtime::Status::Timeout) ||
+           runtime::isStatus(k.runStatus, runtime::Status::CompileTimeout);
   case Claimed::Runtime:
-    return k.runStatus == "RUNTIME_ERROR" || k.runStatus == "LAUNCH_ERROR";
+    return runtime::isStatus(k.runStatus, runtime::Status::RuntimeError) ||
+           runtime::isStatus(k.runStatus, runtime::Status::LaunchError);
   case Claimed::Compile:
     return compileFailed(k);
   }
@@ -399,8 +402,10 @@ bool speedWord(const std::string &w) {
 } // namespace
 
 bool KernelFacts::ran() const {
-  return !runStatus.empty() && runStatus != "NO_GPU" &&
-         runStatus != "SKIPPED" && runStatus != "HARNESS_ERROR";
+  return !runStatus.empty() &&
+         !runtime::isStatus(runStatus, runtime::Status::NoGpu) &&
+         !runtime::isStatus(runStatus, runtime::Status::Skipped) &&
+         !runtime::isStatus(runStatus, runtime::Status::HarnessError);
 }
 
 KernelFacts KernelFacts::of(const SampleRecord &r) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Eval/ReportTables.h"
+#include "ptxbench/Task/Verdict.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -15,6 +16,7 @@
 #include <set>
 
 using namespace ptxbench::eval;
+namespace runtime = ptxbench::runtime;
 
 namespace {
 
@@ -82,7 +84,8 @@ ptxbench::eval::reportTables(const std::vector<GroupStats> &groups) {
     row.push_back(ran ? formatRate(g.ranOk, g.samples) : "-");
     row.push_back(ran ? formatRate(g.correct, g.samples) : "-");
     // The harness's own failures count against no rate but are shown.
-    auto harness = g.statuses.find("HARNESS_ERROR");
+    auto harness = g.statuses.find(
+        runtime::statusName(runtime::Status::HarnessError).str());
     row.push_back(
         std::to_string(harness == g.statuses.end() ? 0 : harness->second));
     outcomes.rows.push_back(row);

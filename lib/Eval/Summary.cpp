@@ -13,6 +13,7 @@
 #include <set>
 
 using namespace ptxbench::eval;
+namespace runtime = ptxbench::runtime;
 namespace json = llvm::json;
 
 double SplitStats::meanSpeedup() const {
@@ -126,7 +127,8 @@ static const json::Array *passedWorkloads(const json::Object *run) {
     return nullptr;
   for (const json::Value &w : *workloads)
     if (!w.getAsObject() ||
-        w.getAsObject()->getString("status").value_or("") != "PASSED")
+        !runtime::isStatus(w.getAsObject()->getString("status").value_or(""),
+                           runtime::Status::Passed))
       return nullptr;
   return workloads;
 }
@@ -138,7 +140,9 @@ ptxbench::eval::uncredited(const SampleRecord &r) {
   for (auto &[requirement, used] : familiesUsed(r)) {
     auto it = verdicts.find(requirement);
     if (it == verdicts.end())
-      missing.push_back({requirement, "not measured"});
+      missing.push_back(
+          {requirement,
+           runtime::verdictName(runtime::FamilyVerdict::NotMeasured).str()});
     else if (!it->second.credited())
       missing.push_back({requirement, it->second.name().str()});
   }
@@ -146,7 +150,7 @@ ptxbench::eval::uncredited(const SampleRecord &r) {
 }
 
 bool ptxbench::eval::creditedCorrect(const SampleRecord &r) {
-  if (r.runStatus != "PASSED")
+  if (!runtime::isStatus(r.runStatus, runtime::Status::Passed))
     return false;
   std::optional<json::Value> run = parseStoredJson(r.runJson);
   if (!passedWorkloads(run ? run->getAsObject() : nullptr))
@@ -159,7 +163,7 @@ bool ptxbench::eval::solved(const SampleRecord &r) {
 }
 
 std::optional<double> ptxbench::eval::minDevSpeedup(const SampleRecord &r) {
-  if (r.runStatus != "PASSED")
+  if (!runtime::isStatus(r.runStatus, runtime::Status::Passed))
     return std::nullopt;
   std::optional<json::Value> run = parseStoredJson(r.runJson);
   const json::Array *workloads =
@@ -229,14 +233,16 @@ static void addRun(const json::Object &run, GroupStats &group) {
           group.workloads[o->getString("workload").value_or("?").str()];
       ws.split = split;
       ++ws.runs;
-      if (o->getString("status") == "PASSED") {
+      if (runtime::isStatus(o->getString("status").value_or(""),
+                            runtime::Status::Passed)) {
         ++ws.correct;
         if (auto speedup = o->getNumber("speedup"); speedup && *speedup > 0)
           ws.speedups.push_back(*speedup);
         if (auto sol = o->getNumber("sol_fraction"))
           ws.solFractions.push_back(*sol);
       }
-      if (o->getString("status") != "PASSED")
+      if (!runtime::isStatus(o->getString("status").value_or(""),
+                             runtime::Status::Passed))
         acc.allPassed = false;
       if (auto speedup = o->getNumber("speedup"); speedup && *speedup > 0) {
         acc.logSpeedup += std::log(*speedup);
@@ -310,14 +316,16 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records,
           ++g.sass[family];
       }
     }
-    if (r.ran() && r.runStatus != "NO_GPU" && r.runStatus != "HARNESS_ERROR" &&
-        r.runStatus != "SKIPPED") {
+    if (r.ran() && !runtime::isStatus(r.runStatus, runtime::Status::NoGpu) &&
+        !runtime::isStatus(r.runStatus, runtime::Status::HarnessError) &&
+        !runtime::isStatus(r.runStatus, runtime::Status::Skipped)) {
       ++g.runAttempted;
       // A SUSPICIOUS run ran (and its output checked out) but is not
       // correct: it was faster than the hardware allows.
-      g.ranOk += r.runStatus == "PASSED" || r.runStatus == "INCORRECT" ||
-                 r.runStatus == "SUSPICIOUS";
-      g.correct += r.runStatus == "PASSED";
+      g.ranOk += runtime::isStatus(r.runStatus, runtime::Status::Passed) ||
+                 runtime::isStatus(r.runStatus, runtime::Status::Incorrect) ||
+                 runtime::isStatus(r.runStatus, runtime::Status::Suspicious);
+      g.correct += runtime::isStatus(r.runStatus, runtime::Status::Passed);
       // Older rows have no feature_counts: derive them from the workloads.
       if (std::optional<json::Value> run =
               parseStoredJson(withFeatureCounts(r.runJson)))

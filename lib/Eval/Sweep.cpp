@@ -248,8 +248,9 @@ bool ptxbench::eval::isCurrent(const SampleRecord &row,
   // run that found no GPU, or failed in the harness, is no result.
   if (options.staticOnly || !row.analyzed())
     return true;
-  return row.ran() && row.runStatus != "NO_GPU" &&
-         row.runStatus != "HARNESS_ERROR";
+  return row.ran() &&
+         !runtime::isStatus(row.runStatus, runtime::Status::NoGpu) &&
+         !runtime::isStatus(row.runStatus, runtime::Status::HarnessError);
 }
 
 llvm::json::Object ptxbench::eval::toolchainVersions() {

@@ -18,6 +18,7 @@
 #include "ptxbench/Eval/GpuRun.h"
 #include "ptxbench/Eval/Sweep.h"
 #include "ptxbench/Prompt/Prompt.h"
+#include "ptxbench/Task/Verdict.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -186,7 +187,9 @@ int runEval() {
                       stats->samplesPerGpuHour());
   // Runs were asked for and there was no GPU to make them: recorded as
   // NO_GPU, and evaluated again by the next sweep that has one.
-  if (auto it = stats->byStatus.find("NO_GPU"); it != stats->byStatus.end()) {
+  if (auto it = stats->byStatus.find(
+          runtime::statusName(runtime::Status::NoGpu).str());
+      it != stats->byStatus.end()) {
     errs() << "ptxbench eval: " << it->second
            << " samples were not run: no GPU (their rows say NO_GPU; run "
               "the same command on a machine with one)\n";

@@ -37,6 +37,10 @@ enum class Status {
 };
 llvm::StringRef statusName(Status status);
 std::optional<Status> parseStatus(llvm::StringRef name);
+/// Whether `name` (a status word as stored or read) is `status`'s.
+inline bool isStatus(llvm::StringRef name, Status status) {
+  return name == statusName(status);
+}
 
 /// What a run says of one family, from the least credit to the most. The
 /// one ranking every consumer uses; combine verdicts only with
