@@ -204,7 +204,7 @@ Error readStages(StringRef file, const json::Object &o, Study &s) {
                                  ")");
     return obj;
   };
-  const json::Object *repair, *fixit;
+  const json::Object *repair = nullptr, *fixit = nullptr;
   if (Error e = object("repair", {"teacher", "turns", "max_cost"})
                     .moveInto(repair))
     return e;
@@ -223,7 +223,7 @@ Error readStages(StringRef file, const json::Object &o, Study &s) {
     if (!*teacher || !isFolderName(**teacher))
       return r.fail("teacher", "expected a model name (a folder name)");
     stage.teacher = **teacher;
-    int64_t turns;
+    int64_t turns = 0;
     if (Error e = r.count("turns", 1, maxTurns, 5).moveInto(turns))
       return e;
     stage.turns = unsigned(turns);
@@ -261,7 +261,7 @@ Error readStages(StringRef file, const json::Object &o, Study &s) {
     if (*by && !isFolderName(**by))
       return r.fail("reasons_by", "expected a model name (a folder name)");
     stage.reasonsBy = by->value_or("");
-    int64_t lo, hi;
+    int64_t lo = 0, hi = 0;
     if (Error e = r.count("min_reason_chars", 1, 1 << 20, 0).moveInto(lo))
       return e;
     if (Error e = r.count("max_reason_chars", 1, 1 << 20, 0).moveInto(hi))
@@ -416,7 +416,7 @@ Expected<Study> client::loadStudy(StringRef file,
   if (Error e = str("shapes", s.shapes, {"dev", "heldout", "all"}))
     return std::move(e);
 
-  int64_t replicas, turns, concurrency;
+  int64_t replicas = 0, turns = 0, concurrency = 0;
   if (Error e = r.count("replicas", 1, maxReplicas, 1).moveInto(replicas))
     return std::move(e);
   if (Error e = r.count("turns", 1, maxTurns, 1).moveInto(turns))

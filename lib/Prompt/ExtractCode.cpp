@@ -48,9 +48,9 @@ bool parseFence(StringRef line, char &fenceChar, size_t &length,
 
 std::optional<CodeLanguage> languageOf(StringRef info) {
   return llvm::StringSwitch<std::optional<CodeLanguage>>(info)
-      .Cases("cuda", "cu", "c++", "cpp", "cxx", CodeLanguage::CUDA)
+      .Cases({"cuda", "cu", "c++", "cpp", "cxx"}, CodeLanguage::CUDA)
       .Case("ptx", CodeLanguage::PTX)
-      .Cases("python", "py", "triton", CodeLanguage::Triton)
+      .Cases({"python", "py", "triton"}, CodeLanguage::Triton)
       .Default(std::nullopt);
 }
 

@@ -47,16 +47,6 @@ WorkKind workKind(StringRef family) {
   return WorkKind::None;
 }
 
-double familyFlops(const WorkCounts &w, StringRef family) {
-  if (family == "wgmma")
-    return w.wgmmaFlops;
-  if (family == "mma_sync")
-    return w.mmaSyncFlops;
-  if (family == "wmma")
-    return w.wmmaFlops;
-  return w.tcgen05Flops; // tcgen05, tmem
-}
-
 std::string percent(double share) {
   if (share > 0 && share < 0.001)
     return formatv("{0:f3}%", share * 100).str();

@@ -610,7 +610,8 @@ TEST(ResultTest, PhasesRoundTripAndPrint) {
   ASSERT_EQ(back.phases.size(), 3u);
   EXPECT_EQ(back.phases[0].name, "references");
   EXPECT_EQ(back.phases[2].ms, 12.5);
-  const llvm::json::Object *o = toJSON(run).getAsObject();
+  llvm::json::Value json = toJSON(run);
+  const llvm::json::Object *o = json.getAsObject();
   ASSERT_TRUE(o && o->getArray("phases_ms"));
   EXPECT_EQ(o->getArray("phases_ms")->size(), 2u);
   std::string text;

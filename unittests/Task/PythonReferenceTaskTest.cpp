@@ -165,7 +165,7 @@ TEST_F(PythonTaskTest, WhereTheModuleMayBe) {
                 in("scale/reference.py") + "\"");
   // Climbing out of the tasks folder, directly or after going down.
   write(in("../outside.py"), "def run(x): return x\n");
-  auto removeOutside = llvm::make_scope_exit(
+  llvm::scope_exit removeOutside(
       [&] { llvm::sys::fs::remove(in("../outside.py")); });
   EXPECT_EQ(load({"python", "module"}, "../../outside.py"),
             "task.json: python.module" + outside + "\"../../outside.py\"");
@@ -273,7 +273,7 @@ TEST_F(PythonTaskTest, SymbolicLinksOut) {
   // tracebacks.
   llvm::SmallString<256> away;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ptxbench-away", away));
-  auto removeAway = llvm::make_scope_exit(
+  llvm::scope_exit removeAway(
       [&] { llvm::sys::fs::remove_directories(away, true); });
   llvm::SmallString<256> realAway;
   ASSERT_FALSE(llvm::sys::fs::real_path(away, realAway));
