@@ -369,9 +369,11 @@ void Importer::run(StringRef defText, StringRef rowsText, StringRef name) {
                   llvm::formatv("{0}, but the const axis is {1}", *v, c->second)
                       .str());
         params[axis] = c->second;
-      } else if (!v || *v < 0) {
+      } else if (!v || *v < 1) {
+        // Every dimension of a task is at least 1, and a var axis is one.
         problem(rowsFile, lineNo, "workload.axes." + axis,
-                "missing; expected a non-negative integer for the var axis");
+                (v ? llvm::formatv("{0}", *v).str() : std::string("missing")) +
+                    "; expected a positive integer for the var axis");
       } else {
         params[axis] = *v;
       }
