@@ -7,7 +7,7 @@
 
 #include "ptxbench/Eval/StaticEval.h"
 
-#include "ptxbench/Analysis/CanonicalForm.h"
+#include "ptxbench/Dialect/PTX/Transforms/CanonicalForm.h"
 #include "ptxbench/Conversion/ImportPTX.h"
 #include "ptxbench/Eval/ModuleKernels.h"
 #include "ptxbench/Prompt/ExtractCode.h"
@@ -219,7 +219,7 @@ bool StaticEvaluator::prepare(SampleRecord &record,
       record.error = "'" + s.ptxName + "' does not import";
     return false;
   }
-  record.canonicalHash = analysis::canonicalHash(*s.module);
+  record.canonicalHash = ptx::canonicalHash(*s.module);
   s.kernels = moduleKernels(*s.module);
   return true;
 }

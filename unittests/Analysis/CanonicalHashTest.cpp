@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Analysis/CanonicalForm.h"
+#include "ptxbench/Dialect/PTX/Transforms/CanonicalForm.h"
 #include "ptxbench/Conversion/ImportPTX.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -37,7 +37,7 @@ std::string hashOf(llvm::StringRef ptx, std::string *printedBefore = nullptr,
     }
   };
   print(printedBefore);
-  std::string hash = analysis::canonicalHash(*module);
+  std::string hash = ptx::canonicalHash(*module);
   print(printedAfter);
   return hash;
 }

@@ -8,7 +8,7 @@
 
 #include "ptxbench/Dialect/PTX/Transforms/Passes.h"
 
-#include "ptxbench/Analysis/CanonicalForm.h"
+#include "ptxbench/Dialect/PTX/Transforms/CanonicalForm.h"
 
 namespace ptxbench::ptx {
 #define GEN_PASS_DEF_CANONICALIZEPASS
@@ -21,6 +21,6 @@ using namespace ptxbench;
 namespace {
 struct CanonicalizePass
     : public ptx::impl::CanonicalizePassBase<CanonicalizePass> {
-  void runOnOperation() override { analysis::canonicalize(getOperation()); }
+  void runOnOperation() override { ptx::canonicalize(getOperation()); }
 };
 } // namespace

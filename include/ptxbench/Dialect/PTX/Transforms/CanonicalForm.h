@@ -8,25 +8,25 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_ANALYSIS_CANONICALFORM_H
-#define PTXBENCH_ANALYSIS_CANONICALFORM_H
+#ifndef PTXBENCH_DIALECT_PTX_TRANSFORMS_CANONICALFORM_H
+#define PTXBENCH_DIALECT_PTX_TRANSFORMS_CANONICALFORM_H
 
 #include "ptxbench/Dialect/PTX/PTX.h"
 
 #include <string>
 
-namespace ptxbench::analysis {
+namespace ptxbench::ptx {
 
 /// Rewrites `module` into its canonical form (in place).
-void canonicalize(ptx::ModuleOp module);
+void canonicalize(ModuleOp module);
 
 /// Rewrites one function body: registers and labels.
-void canonicalizeFunction(ptx::FuncOp func);
+void canonicalizeFunction(FuncOp func);
 
 /// The SHA-256, in lower-case hex, of the PTX of `module`'s canonical form.
 /// `module` itself is not changed.
-std::string canonicalHash(ptx::ModuleOp module);
+std::string canonicalHash(ModuleOp module);
 
-} // namespace ptxbench::analysis
+} // namespace ptxbench::ptx
 
-#endif // PTXBENCH_ANALYSIS_CANONICALFORM_H
+#endif // PTXBENCH_DIALECT_PTX_TRANSFORMS_CANONICALFORM_H

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Analysis/CanonicalForm.h"
+#include "ptxbench/Dialect/PTX/Transforms/CanonicalForm.h"
 #include "ptxbench/Conversion/ExportPTX.h"
 
 #include "mlir/IR/Builders.h"
@@ -19,7 +19,7 @@
 
 using namespace mlir;
 using namespace ptxbench;
-using namespace ptxbench::analysis;
+using namespace ptxbench::ptx;
 
 namespace {
 
@@ -122,14 +122,14 @@ void renameLabels(ptx::FuncOp func) {
 
 } // namespace
 
-void analysis::canonicalizeFunction(ptx::FuncOp func) {
+void ptx::canonicalizeFunction(ptx::FuncOp func) {
   if (func.isExternal())
     return;
   renameRegisters(func);
   renameLabels(func);
 }
 
-void analysis::canonicalize(ptx::ModuleOp module) {
+void ptx::canonicalize(ptx::ModuleOp module) {
   module.removeSourceAttr();
   SmallVector<Operation *> dropped;
   module.walk([&](Operation *op) {
@@ -143,7 +143,7 @@ void analysis::canonicalize(ptx::ModuleOp module) {
     canonicalizeFunction(func);
 }
 
-std::string analysis::canonicalHash(ptx::ModuleOp module) {
+std::string ptx::canonicalHash(ptx::ModuleOp module) {
   OwningOpRef<ptx::ModuleOp> copy(module.clone());
   canonicalize(*copy);
   std::string text;
