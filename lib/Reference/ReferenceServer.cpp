@@ -34,11 +34,12 @@ namespace {
 /// below this.
 constexpr uint64_t kMaxFrame = uint64_t(64) << 30;
 
-/// Sends `size` bytes; a peer that is gone is an error, not SIGPIPE.
-bool writeAll(int fd, const void *data, size_t size) {
-  const char *p = static_cast<const char *>(data);
+/// Moves `size` bytes through `step` (one send or read), retrying after a
+/// signal; false when the peer is gone.
+template <typename Byte, typename Step>
+bool transferAll(Byte *p, size_t size, Step step) {
   while (size) {
-    ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
+    ssize_t n = step(p, size);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -49,18 +50,17 @@ bool writeAll(int fd, const void *data, size_t size) {
   return true;
 }
 
+/// Sends `size` bytes; a peer that is gone is an error, not SIGPIPE.
+bool writeAll(int fd, const void *data, size_t size) {
+  return transferAll(static_cast<const char *>(data), size,
+                     [fd](const char *p, size_t n) {
+                       return ::send(fd, p, n, MSG_NOSIGNAL);
+                     });
+}
+
 bool readAll(int fd, void *data, size_t size) {
-  char *p = static_cast<char *>(data);
-  while (size) {
-    ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    size -= size_t(n);
-  }
-  return true;
+  return transferAll(static_cast<char *>(data), size,
+                     [fd](char *p, size_t n) { return ::read(fd, p, n); });
 }
 
 /// Builds a frame's bytes.
@@ -136,9 +136,10 @@ std::optional<std::string> receive(int fd) {
     bool ok = in.u64(count) && count <= task.params.size() + 64;
     for (uint64_t i = 0; ok && i < count; ++i) {
       std::string name;
-      uint64_t value;
+      uint64_t value = 0;
       ok = in.str(name) && in.u64(value);
-      params[name] = int64_t(value);
+      if (ok)
+        params[name] = int64_t(value);
     }
     for (std::string &input : inputs)
       ok = ok && in.str(input);
