@@ -1,5 +1,7 @@
 //===- TaskTest.cpp - Tests of the task loader ----------------------------===//
 
+#include "EditJSON.h"
+
 #include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/JSON.h"
@@ -40,21 +42,7 @@ const char *goodTask = R"json({
 std::string errorWith(std::vector<std::string> path, llvm::json::Value value) {
   auto root = llvm::json::parse(goodTask);
   EXPECT_TRUE(!!root);
-  llvm::json::Value *v = &*root;
-  for (size_t i = 0; i + 1 < path.size(); ++i) {
-    if (auto *o = v->getAsObject())
-      v = o->get(path[i]);
-    else
-      v = &(*v->getAsArray())[std::stoi(path[i])];
-  }
-  if (auto *o = v->getAsObject()) {
-    if (value.kind() == llvm::json::Value::Null)
-      o->erase(path.back());
-    else
-      (*o)[path.back()] = std::move(value);
-  } else {
-    (*v->getAsArray())[std::stoi(path.back())] = std::move(value);
-  }
+  ptxbench::testing::setAtPath(*root, path, std::move(value));
   std::string text;
   llvm::raw_string_ostream os(text);
   os << *root;
