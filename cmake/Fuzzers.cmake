@@ -18,9 +18,6 @@ macro(ptxbench_instrument_for_fuzzing)
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
                       -fno-sanitize-recover=undefined -fno-omit-frame-pointer
                       -gline-tables-only -UNDEBUG
-                      # LLVM_DEFINITIONS defines _GLIBCXX_USE_CXX11_ABI
-                      # again; clang says so for every file.
-                      -Wno-macro-redefined
                       # What clang sees dangle (a range-for over a member
                       # of a temporary) is a use after scope ASan may miss.
                       -Werror=dangling -Werror=dangling-gsl)
