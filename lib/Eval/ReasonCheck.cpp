@@ -430,9 +430,9 @@ KernelFacts KernelFacts::of(const SampleRecord &r) {
       for (const runtime::FeatureCount &f : w.features)
         if (f.executed > 0 || f.inCode > 0)
           k.families.insert(f.family);
-      if (w.status == runtime::Status::Passed && w.time && w.baselineTime &&
-          w.time->medianMs > 0 && w.baselineTime->medianMs > 0)
-        k.speedups.push_back(w.baselineTime->medianMs / w.time->medianMs);
+      if (std::optional<double> s = runtime::speedup(w);
+          s && w.status == runtime::Status::Passed)
+        k.speedups.push_back(*s);
     }
   }
   if (!k.speedups.empty()) {

@@ -70,11 +70,10 @@ static std::string workloadName(const WorkloadResult &w) {
   return s;
 }
 
-/// The library's median over the kernel's, as the run's JSON has it; 0
-/// without both times.
+/// The library's median over the kernel's (runtime::speedup, which the
+/// run's JSON writes too); 0 without both times.
 static double speedupOf(const WorkloadResult &w) {
-  return w.time && w.baselineTime ? w.baselineTime->medianMs / w.time->medianMs
-                                  : 0;
+  return runtime::speedup(w).value_or(0);
 }
 
 static bool isErrorLine(StringRef line) {
@@ -499,8 +498,8 @@ void FeedbackWriter::speed() {
   for (const WorkloadResult *w : timed) {
     double ms = w->time->medianMs;
     os << "- " << workloadName(*w) << ": " << fmt(ms) << " ms";
-    if (w->flops > 0)
-      os << ", " << fmt(w->flops / (ms * 1e-3) * 1e-12) << " TFLOP/s";
+    if (std::optional<double> t = runtime::tflops(*w))
+      os << ", " << fmt(*t) << " TFLOP/s";
     if (w->baselineTime) {
       anyBaseline = true;
       double speedup = speedupOf(*w);

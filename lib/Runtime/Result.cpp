@@ -4,7 +4,8 @@
 // unwritten-output poison, the comparison of an output with its reference
 // (on the host, and the verdict on the device-side check's sums), the
 // timer's statistics, stopping rule and throttle filter, a feature count's
-// verdict, and the fraction of the speed of light a workload ran at. ResultJSON.cpp writes and reads results;
+// verdict, and what a workload's timings give (its speedup, rates and
+// fraction of the speed of light). ResultJSON.cpp writes and reads results;
 // ResultSummary.cpp prints them.
 //
 //===----------------------------------------------------------------------===//
@@ -245,16 +246,57 @@ double WorkCounts::reachedTensorShare(double taskFlops) const {
   return std::min(share, 1.0);
 }
 
+/// `value` when it is a positive, finite number.
+static std::optional<double> positive(double value) {
+  if (!(value > 0) || !std::isfinite(value))
+    return std::nullopt;
+  return value;
+}
+
+/// The median of `t` in milliseconds when it is a time.
+static std::optional<double> medianMs(const std::optional<TimingStats> &t) {
+  return t ? positive(t->medianMs) : std::nullopt;
+}
+
+static std::optional<double> medianSeconds(const std::optional<TimingStats> &t) {
+  std::optional<double> ms = medianMs(t);
+  return ms ? std::optional<double>(*ms * 1e-3) : std::nullopt;
+}
+
+std::optional<double> ptxbench::runtime::speedup(const WorkloadResult &r) {
+  std::optional<double> ours = medianMs(r.time);
+  std::optional<double> library = medianMs(r.baselineTime);
+  if (!ours || !library)
+    return std::nullopt;
+  return positive(*library / *ours);
+}
+
+std::optional<double> ptxbench::runtime::tflops(const WorkloadResult &r) {
+  std::optional<double> s = medianSeconds(r.time);
+  if (!s || !positive(r.flops))
+    return std::nullopt;
+  return positive(r.flops / *s * 1e-12);
+}
+
+std::optional<double> ptxbench::runtime::gbps(const WorkloadResult &r) {
+  std::optional<double> s = medianSeconds(r.time);
+  if (!s || !positive(r.bytes))
+    return std::nullopt;
+  return positive(r.bytes / *s * 1e-9);
+}
+
 /// max(flops / rate, bytes / bandwidth) / median time.
-static double fractionOf(const WorkloadResult &r, double tflops, double gbps) {
-  if (!r.time || r.time->medianMs <= 0 || (tflops <= 0 && gbps <= 0))
+static double fractionOf(const WorkloadResult &r, double rateTflops,
+                         double rateGBps) {
+  std::optional<double> seconds = medianSeconds(r.time);
+  if (!seconds || !(rateTflops > 0 || rateGBps > 0))
     return 0;
   double floor = 0;
-  if (tflops > 0)
-    floor = std::max(floor, r.flops / (tflops * 1e12));
-  if (gbps > 0)
-    floor = std::max(floor, r.bytes / (gbps * 1e9));
-  return floor / (r.time->medianMs * 1e-3);
+  if (rateTflops > 0)
+    floor = std::max(floor, r.flops / (rateTflops * 1e12));
+  if (rateGBps > 0)
+    floor = std::max(floor, r.bytes / (rateGBps * 1e9));
+  return positive(floor / *seconds).value_or(0);
 }
 
 double ptxbench::runtime::solFraction(const RunResult &run,

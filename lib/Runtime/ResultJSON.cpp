@@ -2,14 +2,21 @@
 //
 // The JSON form of a result: what the worker sends the parent over its
 // pipe (one workload at a time) and what `ptxbench run --json` writes for
-// the whole run, with the speed-of-light fractions beside each timed
-// workload; fromJSON reads a workload back as the worker wrote it.
+// the whole run, with what the timings give beside each timed workload
+// (speedup, TFLOP/s, GB/s, speed-of-light fractions: Result.cpp's
+// functions, which readers call themselves instead of reading these back);
+// fromJSON reads a workload or a run back, refusing what no run writes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ptxbench/Runtime/Result.h"
 
+#include "ptxbench/Support/JSON.h"
+
+#include "llvm/ADT/STLExtras.h"
+
 #include <cmath>
+#include <limits>
 
 using namespace llvm;
 using namespace ptxbench::runtime;
@@ -79,16 +86,15 @@ json::Value ptxbench::runtime::toJSON(const WorkloadResult &r) {
   }
   if (r.time) {
     o["time"] = toJSON(*r.time);
-    double s = r.time->medianMs * 1e-3;
-    if (r.flops > 0)
-      o["tflops"] = r.flops / s * 1e-12;
-    if (r.bytes > 0)
-      o["gbps"] = r.bytes / s * 1e-9;
+    if (std::optional<double> t = tflops(r))
+      o["tflops"] = *t;
+    if (std::optional<double> g = gbps(r))
+      o["gbps"] = *g;
   }
   if (r.baselineTime) {
     o["baseline_time"] = toJSON(*r.baselineTime);
-    if (r.time)
-      o["speedup"] = r.baselineTime->medianMs / r.time->medianMs;
+    if (std::optional<double> s = speedup(r))
+      o["speedup"] = *s;
   }
   if (!r.baselineVersion.empty())
     o["baseline_version"] = r.baselineVersion;
@@ -246,21 +252,68 @@ json::Value ptxbench::runtime::toJSON(const RunResult &run) {
   return o;
 }
 
-static bool readTiming(const json::Object *o, TimingStats &t) {
-  if (!o)
+/// `o[key]` into `out` when it is there: a non-negative finite number
+/// (a time, a rate, a FLOP or byte count), else refused at its path.
+static bool readAmount(const json::Object &o, StringRef key, double &out,
+                       json::Path path) {
+  const json::Value *v = o.get(key);
+  if (!v)
+    return true;
+  std::optional<double> d = v->getAsNumber();
+  if (!d || !std::isfinite(*d) || *d < 0) {
+    path.field(key).report("expected a non-negative finite number");
     return false;
-  t.samples = o->getInteger("samples").value_or(0);
-  t.medianMs = o->getNumber("median_ms").value_or(0);
-  t.q1Ms = o->getNumber("q1_ms").value_or(0);
-  t.q3Ms = o->getNumber("q3_ms").value_or(0);
-  t.minMs = o->getNumber("min_ms").value_or(0);
-  t.meanMs = o->getNumber("mean_ms").value_or(0);
-  t.rse = o->getNumber("rse").value_or(0);
+  }
+  out = *d;
+  return true;
+}
+
+/// `o[key]` into `out` when it is there: a non-negative integer that fits.
+static bool readCount(const json::Object &o, StringRef key, unsigned &out,
+                      json::Path path) {
+  const json::Value *v = o.get(key);
+  if (!v)
+    return true;
+  std::optional<int64_t> n = v->getAsInteger();
+  if (!n || *n < 0 || *n > int64_t(std::numeric_limits<unsigned>::max())) {
+    path.field(key).report("expected a non-negative integer");
+    return false;
+  }
+  out = unsigned(*n);
+  return true;
+}
+
+/// A timing written by toJSON(TimingStats); absent fields stay 0.
+static bool readTiming(const json::Value &v, TimingStats &t, json::Path path) {
+  const json::Object *o = v.getAsObject();
+  if (!o) {
+    path.report("expected an object (a timing)");
+    return false;
+  }
   t.clockSampled = o->getBoolean("clock_sampled").value_or(false);
-  t.throttled = o->getInteger("throttled_discarded").value_or(0);
   t.keptThrottled = o->getBoolean("throttled_kept").value_or(false);
-  t.minClockMHz = o->getInteger("min_clock_mhz").value_or(0);
-  t.maxClockMHz = o->getInteger("max_clock_mhz").value_or(0);
+  return readCount(*o, "samples", t.samples, path) &&
+         readAmount(*o, "median_ms", t.medianMs, path) &&
+         readAmount(*o, "q1_ms", t.q1Ms, path) &&
+         readAmount(*o, "q3_ms", t.q3Ms, path) &&
+         readAmount(*o, "min_ms", t.minMs, path) &&
+         readAmount(*o, "mean_ms", t.meanMs, path) &&
+         readAmount(*o, "rse", t.rse, path) &&
+         readCount(*o, "throttled_discarded", t.throttled, path) &&
+         readCount(*o, "min_clock_mhz", t.minClockMHz, path) &&
+         readCount(*o, "max_clock_mhz", t.maxClockMHz, path);
+}
+
+/// `o[key]` as a timing when it is there.
+static bool readTiming(const json::Object &o, StringRef key,
+                       std::optional<TimingStats> &out, json::Path path) {
+  const json::Value *v = o.get(key);
+  if (!v)
+    return true;
+  TimingStats t;
+  if (!readTiming(*v, t, path.field(key)))
+    return false;
+  out = t;
   return true;
 }
 
@@ -300,22 +353,31 @@ static CompareStats readCompareStats(const json::Object *c) {
   return s;
 }
 
-bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
+bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r,
+                                json::Path path) {
   const json::Object *o = value.getAsObject();
-  if (!o)
+  if (!o) {
+    path.report("expected an object (a workload's result)");
     return false;
+  }
   auto status = parseStatus(o->getString("status").value_or(""));
-  if (!status)
+  if (!status) {
+    path.field("status").report("expected a status word (PASSED, INCORRECT, "
+                                "RUNTIME_ERROR, ...)");
     return false;
+  }
   r.status = *status;
+  if (!readAmount(*o, "flops", r.flops, path) ||
+      !readAmount(*o, "bytes", r.bytes, path) ||
+      !readTiming(*o, "time", r.time, path) ||
+      !readTiming(*o, "baseline_time", r.baselineTime, path))
+    return false;
   r.workload = o->getString("workload").value_or("").str();
   r.split = o->getString("split").value_or("").str();
   if (const json::Object *p = o->getObject("params"))
     for (const auto &kv : *p)
       r.params[kv.first] = kv.second.getAsInteger().value_or(0);
   r.message = o->getString("message").value_or("").str();
-  r.flops = o->getNumber("flops").value_or(0);
-  r.bytes = o->getNumber("bytes").value_or(0);
   r.compileLog = o->getString("compile_log").value_or("").str();
   r.jitLog = o->getString("jit_log").value_or("").str();
   if (const json::Object *out = o->getObject("output")) {
@@ -370,11 +432,6 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
                                   f->getString("message").value_or("").str()});
   r.featureNote = o->getString("feature_note").value_or("").str();
   fromJSON(o->get("phases_ms"), r.phases);
-  TimingStats t;
-  if (readTiming(o->getObject("time"), t))
-    r.time = t;
-  if (readTiming(o->getObject("baseline_time"), t))
-    r.baselineTime = t;
   r.baselineVersion = o->getString("baseline_version").value_or("").str();
   for (auto [key, list] : {std::pair{"checks", &r.outputChecks},
                            std::pair{"baseline_checks", &r.baselineChecks}})
@@ -405,11 +462,19 @@ bool ptxbench::runtime::fromJSON(const json::Value *value,
   return true;
 }
 
-bool ptxbench::runtime::fromJSON(const json::Value &value, RunResult &run) {
+bool ptxbench::runtime::fromJSON(const json::Value &value, RunResult &run,
+                                json::Path path) {
   const json::Object *o = value.getAsObject();
-  const json::Array *workloads = o ? o->getArray("workloads") : nullptr;
-  if (!workloads)
+  if (!o) {
+    path.report("expected an object (a run result)");
     return false;
+  }
+  const json::Value *list = o->get("workloads");
+  const json::Array *workloads = list ? list->getAsArray() : nullptr;
+  if (!workloads) {
+    path.field("workloads").report("expected an array of workloads");
+    return false;
+  }
   auto str = [&](const char *key) {
     return o->getString(key).value_or("").str();
   };
@@ -435,9 +500,9 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, RunResult &run) {
   }
   run.countsDisabled = o->getString("feature_counts") == "disabled";
   fromJSON(o->get("phases_ms"), run.phases);
-  for (const json::Value &w : *workloads) {
+  for (auto [i, w] : llvm::enumerate(*workloads)) {
     WorkloadResult r;
-    if (!fromJSON(w, r))
+    if (!fromJSON(w, r, path.field("workloads").index(i)))
       return false;
     run.workloads.push_back(std::move(r));
   }
@@ -460,16 +525,38 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, RunResult &run) {
   return true;
 }
 
+bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r) {
+  json::Path::Root root("workload");
+  bool read = fromJSON(value, r, root);
+  llvm::consumeError(root.getError());
+  return read;
+}
+
+bool ptxbench::runtime::fromJSON(const json::Value &value, RunResult &run) {
+  json::Path::Root root("run");
+  bool read = fromJSON(value, run, root);
+  llvm::consumeError(root.getError());
+  return read;
+}
+
+Expected<RunResult> ptxbench::runtime::readRunResult(StringRef text) {
+  Expected<json::Value> value = ptxbench::parseJSON(text);
+  if (!value)
+    return value.takeError();
+  RunResult run;
+  json::Path::Root root("run");
+  if (!fromJSON(*value, run, root))
+    return root.getError();
+  return run;
+}
+
 std::optional<RunResult> ptxbench::runtime::parseRunResult(StringRef text) {
   if (text.trim().empty())
     return std::nullopt;
-  auto value = json::parse(text);
-  if (!value) {
-    llvm::consumeError(value.takeError());
+  Expected<RunResult> run = readRunResult(text);
+  if (!run) {
+    llvm::consumeError(run.takeError());
     return std::nullopt;
   }
-  RunResult run;
-  if (!fromJSON(*value, run))
-    return std::nullopt;
-  return run;
+  return std::move(*run);
 }

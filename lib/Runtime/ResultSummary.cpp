@@ -75,15 +75,15 @@ void ptxbench::runtime::printSummary(const RunResult &run, raw_ostream &os) {
     std::string time = "-", tflops = "-", base = "-", speedup = "-", sol = "-";
     if (r.time) {
       time = fmtValue(r.time->medianMs);
-      tflops = formatv("{0:f1}", r.flops / (r.time->medianMs * 1e-3) * 1e-12);
+      if (std::optional<double> t = ptxbench::runtime::tflops(r))
+        tflops = formatv("{0:f1}", *t);
       if (double f = solFraction(run, r))
         sol = formatv("{0:f0}%", f * 100).str();
     }
     if (r.baselineTime) {
       base = fmtValue(r.baselineTime->medianMs);
-      if (r.time)
-        speedup =
-            formatv("{0:f2}x", r.baselineTime->medianMs / r.time->medianMs);
+      if (std::optional<double> s = ptxbench::runtime::speedup(r))
+        speedup = formatv("{0:f2}x", *s);
     }
     os << format("%-28s %-13s %10s %10s %10s %9s %10s %8s %6s\n",
                  r.workload.c_str(), statusName(r.status).data(), l2.c_str(),

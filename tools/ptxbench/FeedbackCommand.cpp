@@ -56,15 +56,13 @@ int runFeedback() {
   auto result = readJSON(feedbackResult);
   if (!result)
     return fail(toString(result.takeError()));
-  const json::Object *o = result->getAsObject();
-  if (!o || !o->getArray("workloads"))
+  runtime::RunResult run;
+  json::Path::Root root("run");
+  if (!runtime::fromJSON(*result, run, root))
     return fail(feedbackResult +
                 ": not a run result (expected the JSON of `ptxbench run "
-                "--json`, with \"workloads\")");
-  runtime::RunResult run;
-  if (!runtime::fromJSON(*result, run))
-    return fail(feedbackResult +
-                ": not a run result (a workload without a known status)");
+                "--json`): " +
+                toString(root.getError()));
   std::optional<report::AnalysisReport> analysis;
   if (!feedbackAnalysis.empty()) {
     auto a = readJSON(feedbackAnalysis);

@@ -325,17 +325,41 @@ llvm::json::Value toJSON(const WorkloadResult &result);
 /// RunResult, and what is derived from them (the worst status, each
 /// workload's speed-of-light fractions, `feature_counts`).
 llvm::json::Value toJSON(const RunResult &result);
+/// toJSON's readers, in LLVM's fromJSON idiom: false, with what is wrong
+/// reported at its JSON path, when `value` is not a result: not an object,
+/// `workloads` not an array, a workload without a known status, a timing
+/// that is not a non-negative finite number, a negative FLOP or byte
+/// count. The other fields are read as far as they are there.
+bool fromJSON(const llvm::json::Value &value, WorkloadResult &result,
+              llvm::json::Path path);
+bool fromJSON(const llvm::json::Value &value, RunResult &result,
+              llvm::json::Path path);
+/// The same without the path (the worker's pipe, where a refused result is
+/// the worker's fault and reported as such).
 bool fromJSON(const llvm::json::Value &value, WorkloadResult &result);
-/// toJSON's reader: false when `value` is not a run result (no object, or
-/// a workload without a known status).
 bool fromJSON(const llvm::json::Value &value, RunResult &result);
-/// A stored run result (the store's run_json), read; none when it is empty
-/// or not a run result.
+/// A run result's text (a stored run_json, a `ptxbench run --json` file;
+/// anyone may have written it) parsed within JSON limits and read; the
+/// error says where it is not one ("workloads[1].status: ...").
+llvm::Expected<RunResult> readRunResult(llvm::StringRef json);
+/// readRunResult without the reason; none also when `json` is empty.
 std::optional<RunResult> parseRunResult(llvm::StringRef json);
 
 /// Exit status of `ptxbench run`: 0 all passed, 1 some workload failed.
 Status worstStatus(const RunResult &result);
 
+/// What a workload's timings and work counts give (`ptxbench run --json`
+/// writes them beside the timings for people and other tools; every reader
+/// in ptxbench computes them here instead of reading them back). A median
+/// counts only when it is positive and finite.
+///
+/// The speedup over the baseline library: its median time over the
+/// submission's; none unless both were timed.
+std::optional<double> speedup(const WorkloadResult &result);
+/// TFLOP/s and GB/s at the median time; none when untimed or the task
+/// gives no FLOP (byte) count.
+std::optional<double> tflops(const WorkloadResult &result);
+std::optional<double> gbps(const WorkloadResult &result);
 /// The fraction of the hardware's speed of light a workload ran at:
 /// max(flops / matrix rate, bytes / DRAM bandwidth) / median time; 0 when
 /// untimed or the figures are unknown.
