@@ -107,19 +107,17 @@ bool runShortfall(const SampleRecord &r) {
   return false;
 }
 
-/// The run's geometric-mean speedup over its timed workloads.
-std::optional<double> speedup(const SampleRecord &r) {
-  std::optional<json::Value> run = parseStoredJson(r.runJson);
-  const json::Object *o = run ? run->getAsObject() : nullptr;
-  const json::Array *workloads = o ? o->getArray("workloads") : nullptr;
-  if (!workloads)
+/// The run's geometric-mean speedup over its timed workloads (each
+/// runtime::speedup of its timings); none when the row has no readable run
+/// result or no workload was timed against the library.
+std::optional<double> runSpeedup(const SampleRecord &r) {
+  std::optional<runtime::RunResult> run = runtime::parseRunResult(r.runJson);
+  if (!run)
     return std::nullopt;
   double logs = 0;
   unsigned n = 0;
-  for (const json::Value &w : *workloads)
-    if (auto s = w.getAsObject() ? w.getAsObject()->getNumber("speedup")
-                                 : std::nullopt;
-        s && *s > 0) {
+  for (const runtime::WorkloadResult &w : run->workloads)
+    if (std::optional<double> s = runtime::speedup(w)) {
       logs += std::log(*s);
       ++n;
     }
@@ -254,7 +252,7 @@ std::string ptxbench::eval::describeKernel(const SampleRecord &r) {
   }
   if (r.ran())
     text += "- The run: " + r.runStatus + ".\n";
-  if (std::optional<double> s = speedup(r))
+  if (std::optional<double> s = runSpeedup(r))
     text += formatv("- Speed against the library: {0:f2}x.\n", *s).str();
   return text;
 }
@@ -306,7 +304,7 @@ std::string ptxbench::eval::derivedReason(const SampleRecord &wrong,
   if (realRunFailed(wrong))
     text += "- The run: " + wrong.runStatus + " -> " +
             (fixed.ran() ? fixed.runStatus : std::string("not run")) + ".\n";
-  std::optional<double> s0 = speedup(wrong), s1 = speedup(fixed);
+  std::optional<double> s0 = runSpeedup(wrong), s1 = runSpeedup(fixed);
   if (s0 && s1)
     text += formatv("- Speed against the library: {0:f2}x -> {1:f2}x.\n",
                     *s0, *s1)

@@ -3,6 +3,7 @@
 #include "ptxbench/Eval/GpuRun.h"
 
 #include "ptxbench/Runtime/GpuLock.h"
+#include "ptxbench/Runtime/Result.h"
 
 #include "ptxbench/Support/ChildProcess.h"
 #include "ptxbench/Support/JSON.h"
@@ -208,18 +209,16 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
       why += ": " + StringRef(output).take_back(2000).str();
     return finish(runtime::statusName(runtime::Status::HarnessError), why);
   }
-  auto value = ptxbench::parseJSON(text);
-  const llvm::json::Object *object = value ? value->getAsObject() : nullptr;
-  std::optional<StringRef> status =
-      object ? object->getString("status") : std::nullopt;
-  if (!value)
-    llvm::consumeError(value.takeError());
-  if (!status)
+  // The status is the run's own (its worst workload's, as `ptxbench run`
+  // writes and exits with), read from the result as a RunResult.
+  llvm::Expected<runtime::RunResult> run = runtime::readRunResult(text);
+  if (!run)
     return finish(runtime::statusName(runtime::Status::HarnessError),
-                  "ptxbench run wrote a result without a status");
+                  "ptxbench run wrote a result that is not a run result: " +
+                      llvm::toString(run.takeError()));
   // The result names the code's file without a folder, neither the
   // sample's nor the temporary copy's.
   record.runJson =
       renameInJson(StringRef(text).trim(), solution, record.sourceName());
-  finish(*status, "");
+  finish(runtime::statusName(runtime::worstStatus(*run)), "");
 }

@@ -58,9 +58,8 @@ bool ptxbench::eval::ranOnGpu(const SampleRecord &r) {
       runtime::isStatus(r.runStatus, runtime::Status::HarnessError) ||
       runtime::isStatus(r.runStatus, runtime::Status::Skipped))
     return false;
-  std::optional<llvm::json::Value> run = parseStoredJson(r.runJson);
-  const llvm::json::Object *o = run ? run->getAsObject() : nullptr;
-  return o && !o->getString("device").value_or("").empty();
+  std::optional<runtime::RunResult> run = runtime::parseRunResult(r.runJson);
+  return run && !run->device.empty();
 }
 
 std::string

@@ -113,53 +113,47 @@ void ptxbench::eval::printSample(const SampleRecord &r,
       os << d.level << ": [" << d.kind << "] " << d.message << "\n";
     }
 
-  std::optional<json::Value> run = parseStoredJson(r.runJson);
-  const json::Object *ro = run ? run->getAsObject() : nullptr;
-  if (!ro)
-    return;
+  if (llvm::StringRef(r.runJson).trim().empty())
+    return; // not run
+  llvm::Expected<ptxbench::runtime::RunResult> read =
+      ptxbench::runtime::readRunResult(r.runJson);
   os << "\n--- run ---\n";
-  os << "device: " << ro->getString("device").value_or("") << "  status: "
-     << ro->getString("status").value_or("") << "\n";
+  if (!read) {
+    os << "the stored run result cannot be read: "
+       << llvm::toString(read.takeError()) << "\n";
+    return;
+  }
+  const ptxbench::runtime::RunResult &run = *read;
+  os << "device: " << run.device << "  status: "
+     << ptxbench::runtime::statusName(ptxbench::runtime::worstStatus(run))
+     << "\n";
   // The run's verdicts (what executed and did the task's work), which lead
-  // over the static ones.
-  if (std::optional<json::Value> counted =
-          parseStoredJson(withFeatureCounts(r.runJson)))
-    if (const json::Object *counts =
-            counted->getAsObject()
-                ? counted->getAsObject()->getObject("feature_counts")
-                : nullptr) {
-      std::vector<std::string> fams;
-      for (const auto &[family, c] : *counts)
-        if (const json::Object *co = c.getAsObject()) {
-          std::string text =
-              family.str() + "=" + co->getString("verdict").value_or("?").str();
-          if (auto share = co->getNumber("share"))
-            text += llvm::formatv(" ({0:f2}% of the work)", *share * 100).str();
-          fams.push_back(text);
-        }
-      os << "requested at run time: " << llvm::join(fams, ", ") << "\n";
+  // over the static ones: the per-family summary the run's writer makes.
+  std::map<std::string, ptxbench::runtime::FamilySummary> counts =
+      ptxbench::runtime::familySummaries(run);
+  if (!run.countsDisabled && !counts.empty()) {
+    std::vector<std::string> fams;
+    for (const auto &[family, c] : counts) {
+      std::string text =
+          family + "=" + ptxbench::runtime::verdictName(c.verdict).str();
+      if (c.share >= 0)
+        text += llvm::formatv(" ({0:f2}% of the work)", c.share * 100).str();
+      fams.push_back(text);
     }
-  if (const json::Array *workloads = ro->getArray("workloads"))
-    for (const json::Value &w : *workloads)
-      if (const json::Object *wo = w.getAsObject()) {
-        os << "  " << wo->getString("workload").value_or("") << " ["
-           << wo->getString("split").value_or("dev") << "]: "
-           << wo->getString("status").value_or("");
-        if (auto s = wo->getNumber("speedup"))
-          os << llvm::formatv("  speedup {0:f2}x", *s);
-        if (auto m = wo->getString("message"); m && !m->empty())
-          os << "  " << *m;
-        os << "\n";
-        if (const json::Array *findings = wo->getArray("work_findings"))
-          for (const json::Value &f : *findings)
-            if (const json::Object *fo = f.getAsObject())
-              os << "    [" << fo->getString("kind").value_or("") << "] "
-                 << fo->getString("message").value_or("") << "\n";
-      }
+    os << "requested at run time: " << llvm::join(fams, ", ") << "\n";
+  }
+  for (const ptxbench::runtime::WorkloadResult &w : run.workloads) {
+    os << "  " << w.workload << " [" << (w.split.empty() ? "dev" : w.split)
+       << "]: " << ptxbench::runtime::statusName(w.status);
+    if (std::optional<double> s = ptxbench::runtime::speedup(w))
+      os << llvm::formatv("  speedup {0:f2}x", *s);
+    if (!w.message.empty())
+      os << "  " << w.message;
+    os << "\n";
+    for (const auto &f : w.workFindings)
+      os << "    [" << f.kind << "] " << f.message << "\n";
+  }
   // The next turn's message, exactly as a model would get it.
-  if (std::optional<ptxbench::runtime::RunResult> result =
-          ptxbench::runtime::parseRunResult(r.runJson))
-    os << "\n--- feedback ---\n"
-       << ptxbench::prompt::renderFeedback(*result,
-                                           analysis ? &*analysis : nullptr);
+  os << "\n--- feedback ---\n"
+     << ptxbench::prompt::renderFeedback(run, analysis ? &*analysis : nullptr);
 }

@@ -4,9 +4,7 @@
 
 #include "ptxbench/ISA/ISA.h"
 
-#include "llvm/Support/JSON.h"
-
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +12,6 @@
 
 using namespace ptxbench::eval;
 namespace runtime = ptxbench::runtime;
-namespace json = llvm::json;
 
 double SplitStats::meanSpeedup() const {
   double sum = 0;
@@ -68,19 +65,13 @@ ptxbench::eval::fallbackKinds(const SampleRecord &record) {
   return kinds;
 }
 
-std::string ptxbench::eval::withFeatureCounts(llvm::StringRef runJson) {
-  std::optional<runtime::RunResult> run = runtime::parseRunResult(runJson);
-  std::optional<llvm::json::Value> stored = parseStoredJson(runJson);
-  llvm::json::Object *o = stored ? stored->getAsObject() : nullptr;
-  if (!run || !o || run->countsDisabled)
-    return runJson.str();
-  // The runtime's own writer makes the object; the rest of the stored
-  // JSON stays as it was.
-  llvm::json::Value fresh = runtime::toJSON(*run);
-  if (const llvm::json::Value *counts =
-          fresh.getAsObject()->get("feature_counts"))
-    (*o)["feature_counts"] = *counts;
-  return llvm::formatv("{0}", *stored).str();
+/// A workload's split; one without is dev (a run outside a sweep).
+static llvm::StringRef splitOf(const runtime::WorkloadResult &w) {
+  return w.split.empty() ? "dev" : llvm::StringRef(w.split);
+}
+
+static bool isDev(const runtime::WorkloadResult &w) {
+  return splitOf(w) == "dev";
 }
 
 /// The family names of a requirement: its alternatives ("bulk_copy|tma"),
@@ -120,17 +111,22 @@ ptxbench::eval::runVerdicts(const SampleRecord &r) {
   return result;
 }
 
-/// The workloads of a run whose every workload PASSED; null otherwise.
-static const json::Array *passedWorkloads(const json::Object *run) {
-  const json::Array *workloads = run ? run->getArray("workloads") : nullptr;
-  if (!workloads || workloads->empty())
-    return nullptr;
-  for (const json::Value &w : *workloads)
-    if (!w.getAsObject() ||
-        !runtime::isStatus(w.getAsObject()->getString("status").value_or(""),
-                           runtime::Status::Passed))
-      return nullptr;
-  return workloads;
+std::optional<std::string>
+ptxbench::eval::runResultError(const SampleRecord &r) {
+  if (llvm::StringRef(r.runJson).trim().empty())
+    return std::nullopt;
+  llvm::Expected<runtime::RunResult> run = runtime::readRunResult(r.runJson);
+  if (run)
+    return std::nullopt;
+  return llvm::toString(run.takeError());
+}
+
+/// A run with workloads, every one of them PASSED.
+static bool allPassed(const runtime::RunResult &run) {
+  return !run.workloads.empty() &&
+         llvm::all_of(run.workloads, [](const runtime::WorkloadResult &w) {
+           return w.status == runtime::Status::Passed;
+         });
 }
 
 std::vector<std::pair<std::string, std::string>>
@@ -152,8 +148,8 @@ ptxbench::eval::uncredited(const SampleRecord &r) {
 bool ptxbench::eval::creditedCorrect(const SampleRecord &r) {
   if (!runtime::isStatus(r.runStatus, runtime::Status::Passed))
     return false;
-  std::optional<json::Value> run = parseStoredJson(r.runJson);
-  if (!passedWorkloads(run ? run->getAsObject() : nullptr))
+  std::optional<runtime::RunResult> run = runtime::parseRunResult(r.runJson);
+  if (!run || !allPassed(*run))
     return false;
   return !familiesUsed(r).empty() && uncredited(r).empty();
 }
@@ -165,20 +161,17 @@ bool ptxbench::eval::solved(const SampleRecord &r) {
 std::optional<double> ptxbench::eval::minDevSpeedup(const SampleRecord &r) {
   if (!runtime::isStatus(r.runStatus, runtime::Status::Passed))
     return std::nullopt;
-  std::optional<json::Value> run = parseStoredJson(r.runJson);
-  const json::Array *workloads =
-      passedWorkloads(run ? run->getAsObject() : nullptr);
-  if (!workloads)
+  std::optional<runtime::RunResult> run = runtime::parseRunResult(r.runJson);
+  if (!run || !allPassed(*run))
     return std::nullopt;
   std::optional<double> least;
-  for (const json::Value &w : *workloads) {
-    const json::Object *o = w.getAsObject();
-    if (o->getString("split").value_or("dev") != "dev")
+  for (const runtime::WorkloadResult &w : run->workloads) {
+    if (!isDev(w))
       continue;
-    std::optional<double> speedup = o->getNumber("speedup");
+    std::optional<double> speedup = runtime::speedup(w);
     // A dev workload without a library time has no speedup: the turn's
     // least one is not known.
-    if (!speedup || !(*speedup > 0) || !std::isfinite(*speedup))
+    if (!speedup)
       return std::nullopt;
     least = least ? std::min(*least, *speedup) : *speedup;
   }
@@ -212,8 +205,10 @@ sassFamilies(const ptxbench::report::AnalysisReport &report) {
   return result;
 }
 
-/// Adds one run's workloads to the split statistics.
-static void addRun(const json::Object &run, GroupStats &group) {
+/// Adds one run's workloads to the split statistics: speedups and
+/// speed-of-light fractions computed from the timings, as the run's writer
+/// computes them.
+static void addRun(const runtime::RunResult &run, GroupStats &group) {
   struct Acc {
     bool allPassed = true;
     double logSpeedup = 0;
@@ -222,37 +217,33 @@ static void addRun(const json::Object &run, GroupStats &group) {
     unsigned solCount = 0;
   };
   std::map<std::string, Acc> bySplit;
-  if (const json::Array *workloads = run.getArray("workloads"))
-    for (const json::Value &w : *workloads) {
-      const json::Object *o = w.getAsObject();
-      if (!o)
-        continue;
-      std::string split = o->getString("split").value_or("dev").str();
-      Acc &acc = bySplit[split];
-      WorkloadStats &ws =
-          group.workloads[o->getString("workload").value_or("?").str()];
-      ws.split = split;
-      ++ws.runs;
-      if (runtime::isStatus(o->getString("status").value_or(""),
-                            runtime::Status::Passed)) {
-        ++ws.correct;
-        if (auto speedup = o->getNumber("speedup"); speedup && *speedup > 0)
-          ws.speedups.push_back(*speedup);
-        if (auto sol = o->getNumber("sol_fraction"))
-          ws.solFractions.push_back(*sol);
-      }
-      if (!runtime::isStatus(o->getString("status").value_or(""),
-                             runtime::Status::Passed))
-        acc.allPassed = false;
-      if (auto speedup = o->getNumber("speedup"); speedup && *speedup > 0) {
-        acc.logSpeedup += std::log(*speedup);
-        ++acc.timed;
-      }
-      if (auto sol = o->getNumber("sol_fraction")) {
-        acc.sol += *sol;
-        ++acc.solCount;
-      }
+  for (const runtime::WorkloadResult &w : run.workloads) {
+    std::string split = splitOf(w).str();
+    Acc &acc = bySplit[split];
+    WorkloadStats &ws = group.workloads[w.workload.empty() ? "?" : w.workload];
+    ws.split = split;
+    ++ws.runs;
+    bool passed = w.status == runtime::Status::Passed;
+    std::optional<double> speedup = runtime::speedup(w);
+    double sol = runtime::solFraction(run, w);
+    if (passed) {
+      ++ws.correct;
+      if (speedup)
+        ws.speedups.push_back(*speedup);
+      if (sol > 0)
+        ws.solFractions.push_back(sol);
+    } else {
+      acc.allPassed = false;
     }
+    if (speedup) {
+      acc.logSpeedup += std::log(*speedup);
+      ++acc.timed;
+    }
+    if (sol > 0) {
+      acc.sol += sol;
+      ++acc.solCount;
+    }
+  }
   for (auto &[split, acc] : bySplit) {
     SplitStats &s = group.splits[split];
     ++s.runs;
@@ -320,32 +311,33 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records,
         !runtime::isStatus(r.runStatus, runtime::Status::HarnessError) &&
         !runtime::isStatus(r.runStatus, runtime::Status::Skipped)) {
       ++g.runAttempted;
+      std::optional<runtime::RunResult> run =
+          runtime::parseRunResult(r.runJson);
+      // A row whose run result cannot be read ran, but nothing it claims
+      // counts: not its status, its timings or its counts.
+      if (!run) {
+        ++g.unreadableRuns;
+        continue;
+      }
       // A SUSPICIOUS run ran (and its output checked out) but is not
       // correct: it was faster than the hardware allows.
       g.ranOk += runtime::isStatus(r.runStatus, runtime::Status::Passed) ||
                  runtime::isStatus(r.runStatus, runtime::Status::Incorrect) ||
                  runtime::isStatus(r.runStatus, runtime::Status::Suspicious);
       g.correct += runtime::isStatus(r.runStatus, runtime::Status::Passed);
-      // Older rows have no feature_counts: derive them from the workloads.
-      if (std::optional<json::Value> run =
-              parseStoredJson(withFeatureCounts(r.runJson)))
-        if (const json::Object *ro = run->getAsObject()) {
-          addRun(*ro, g);
-          if (const json::Object *counts = ro->getObject("feature_counts"))
-            for (const auto &[family, c] : *counts)
-              if (const json::Object *co = c.getAsObject();
-                  co && co->getInteger("executed").value_or(-1) >= 0) {
-                ExecutedStats &e = g.executed[family.str()];
-                ++e.measured;
-                e.inCode += co->getInteger("in_code").value_or(0) > 0;
-                e.executed += *co->getInteger("executed") > 0;
-                runtime::FamilyVerdict verdict =
-                    runtime::parseFamilyVerdict(
-                        co->getString("verdict").value_or(""))
-                        .value_or(runtime::FamilyVerdict::NotMeasured);
-                e.used += runtime::credited(verdict);
-                e.token += verdict == runtime::FamilyVerdict::Token;
-              }
+      addRun(*run, g);
+      // The per-family counts over the run's workloads, as the run's
+      // writer sums them (its `feature_counts`).
+      if (!run->countsDisabled)
+        for (const auto &[family, c] : runtime::familySummaries(*run)) {
+          if (c.executed < 0)
+            continue;
+          ExecutedStats &e = g.executed[family];
+          ++e.measured;
+          e.inCode += c.inCode > 0;
+          e.executed += c.executed > 0;
+          e.used += runtime::credited(c.verdict);
+          e.token += c.verdict == runtime::FamilyVerdict::Token;
         }
     }
   }

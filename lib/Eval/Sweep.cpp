@@ -204,17 +204,22 @@ std::string environmentWith(llvm::StringRef base, llvm::StringRef gpu,
     return base.str();
   llvm::json::Object &o = *env->getAsObject();
   o["cuda_visible_devices"] = gpu.str();
-  std::optional<llvm::json::Value> run = parseStoredJson(runJson);
-  if (const llvm::json::Object *r = run ? run->getAsObject() : nullptr) {
-    for (const char *field : {"device", "driver", "peak_source"})
-      if (std::optional<llvm::StringRef> v = r->getString(field))
-        o[field] = v->str(); // owned: `run` dies first
-    for (const char *field : {"cuda_driver_version", "cublaslt_version"})
-      if (std::optional<int64_t> v = r->getInteger(field))
-        o[field] = *v;
-    for (const char *field : {"peak_tflops", "peak_gbps"})
-      if (std::optional<double> v = r->getNumber(field); v && *v > 0)
-        o[field] = *v;
+  // What the run wrote (toJSON(RunResult) writes the device and the peaks'
+  // source always, the rest when known).
+  if (std::optional<runtime::RunResult> run =
+          runtime::parseRunResult(runJson)) {
+    o["device"] = run->device;
+    o["peak_source"] = run->peakSource;
+    if (!run->driver.empty())
+      o["driver"] = run->driver;
+    if (run->cudaDriverVersion)
+      o["cuda_driver_version"] = run->cudaDriverVersion;
+    if (run->cublasLtVersion)
+      o["cublaslt_version"] = run->cublasLtVersion;
+    if (run->peakTflops > 0)
+      o["peak_tflops"] = run->peakTflops;
+    if (run->peakGBps > 0)
+      o["peak_gbps"] = run->peakGBps;
   }
   return llvm::formatv("{0}", llvm::json::Value(std::move(*env))).str();
 }

@@ -107,6 +107,20 @@ int runReport() {
   auto records = (*store)->all();
   if (!records)
     return fail(toString(records.takeError()));
+  // A row whose run result cannot be read counts as run, never as correct:
+  // say so, and where to look.
+  unsigned unreadable = 0;
+  std::string first;
+  for (const eval::SampleRecord &r : *records)
+    if (std::optional<std::string> why = eval::runResultError(r))
+      if (!unreadable++)
+        first = r.key.str() + ": " + *why;
+  if (unreadable)
+    WithColor::warning(errs(), "ptxbench report")
+        << unreadable << " row" << (unreadable == 1 ? "" : "s")
+        << " with a stored run result that cannot be read, counted as run "
+           "but not as correct (first: "
+        << escapeControls(first) << "; `ptxbench report --sample` shows it)\n";
   if (!compare.empty()) {
     if (compare.size() < 2)
       return fail("--compare expects two or more models, got '" +

@@ -1,9 +1,9 @@
 //===- SolvedTest.cpp - When a turn is finished, on the writers' output ---===//
 //
 // The records here are made the way a sweep makes them: the run result by
-// the runtime's own writer (runtime::toJSON of a RunResult, then eval's
-// feature_counts summary) and the analysis by the report's (report::toJSON
-// of an AnalysisReport), so what is tested is the shape the tools write.
+// the runtime's own writer (runtime::toJSON of a RunResult) and the analysis
+// by the report's (report::toJSON of an AnalysisReport), so what is tested
+// is the shape the tools write.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,8 +75,7 @@ eval::SampleRecord record(std::vector<FeatureCount> first,
   eval::SampleRecord r;
   r.status = eval::status::Analyzed;
   r.runStatus = runtime::statusName(runtime::worstStatus(run)).str();
-  r.runJson =
-      eval::withFeatureCounts(llvm::formatv("{0}", runtime::toJSON(run)).str());
+  r.runJson = llvm::formatv("{0}", runtime::toJSON(run)).str();
   r.staticJson = llvm::formatv("{0}", report::toJSON(analysis)).str();
   return r;
 }

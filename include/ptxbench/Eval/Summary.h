@@ -74,6 +74,10 @@ struct GroupStats {
   /// that ran without error (PASSED, INCORRECT or SUSPICIOUS), and those
   /// PASSED.
   unsigned runAttempted = 0, ranOk = 0, correct = 0;
+  /// Of those attempted, the samples whose stored run JSON is not a run
+  /// result (runtime::readRunResult refuses it): neither ran without error
+  /// nor correct, and nothing of it is counted below.
+  unsigned unreadableRuns = 0;
   /// Final status (run status when run) -> samples.
   std::map<std::string, unsigned> statuses;
   /// Requested family -> samples where some kernel uses it.
@@ -84,7 +88,7 @@ struct GroupStats {
   /// Fallback kind -> samples with at least one such finding.
   std::map<std::string, unsigned> fallbacks;
   /// Requested family -> run-time counts (`ptxbench run`'s instrumented
-  /// run, the run JSON's `feature_counts`).
+  /// run: runtime::familySummaries, the run JSON's `feature_counts`).
   std::map<std::string, ExecutedStats> executed;
   /// "dev", "heldout".
   std::map<std::string, SplitStats> splits;
@@ -92,10 +96,10 @@ struct GroupStats {
   std::map<std::string, WorkloadStats> workloads;
 };
 
-/// `runJson` with its top-level `"feature_counts"` (runtime::
-/// familySummaries, which `ptxbench run` writes itself) made afresh from
-/// its workloads: for rows stored before the runtime wrote them.
-std::string withFeatureCounts(llvm::StringRef runJson);
+/// Why a row's stored run JSON is not a run result (runtime::
+/// readRunResult's error); none when it is one or the row has none. Such a
+/// row counts as run, never as correct (GroupStats::unreadableRuns).
+std::optional<std::string> runResultError(const SampleRecord &record);
 
 /// The run-time counts of a requirement: its family's, or for alternatives
 /// ("bulk_copy|tma") the one used by the most samples. Null when no run
