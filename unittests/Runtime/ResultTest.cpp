@@ -1,6 +1,7 @@
 //===- ResultTest.cpp - Tests of output checks, timing stats, reports -----===//
 
 #include "ptxbench/Runtime/Result.h"
+#include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -491,6 +492,78 @@ TEST(ResultTest, BytesCountInBoundsOncePerTensor) {
   // reads while ld.global brings the data count nothing.
   EXPECT_NEAR(share(2 * x, 0, x, x), 0, 1e-12);
   EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "token");
+}
+
+// A paged cache holds whole pages; the last page of a sequence is partly
+// empty and no kernel reads its empty slots. The input bytes the copies
+// are credited against are the task's byte count less its outputs.
+TEST(ResultTest, PagedCacheCreditsTheLiveRows) {
+  auto expr = [](llvm::StringRef text) {
+    auto e = Expr::parse(text, SourceLoc{"task.json", 1, 1});
+    EXPECT_TRUE(bool(e)) << llvm::toString(e.takeError());
+    return e ? *e : Expr();
+  };
+  Task task;
+  // cache bf16 [B * ceildiv(L, 64), 64, 128], O bf16 [B, 128].
+  task.tensors = {{"cache", DType::BF16,
+                   {expr("B*ceildiv(L, 64)"), expr("64"), expr("128")},
+                   Role::Input, {}},
+                  {"O", DType::BF16, {expr("B"), expr("128")}, Role::Output,
+                   {}}};
+  RunResult run;
+  WorkloadResult r;
+  r.status = Status::Passed;
+  r.params = {{"B", 8}, {"L", 65}};
+  double pageBytes = 64 * 128 * 2, outBytes = 8 * 128 * 2;
+  double allocated = 8 * 2 * pageBytes, live = 8 * 65 * 128 * 2.0;
+  r.bytes = live + outBytes; // what the task's formula counts
+  r.features = {{"bulk_copy", 2, 4096}};
+  r.work.measured = true;
+  r.work.asyncBytes = r.work.asyncInputBytes = live;
+  r.work.inputBytes = allocated;
+  run.workloads = {r};
+  creditWork(run, task);
+  EXPECT_NEAR(run.workloads[0].features[0].share, 1, 1e-12);
+  EXPECT_EQ(featureVerdict(run.workloads[0].features[0]), "used");
+  // A formula that counts more than the inputs hold changes nothing.
+  r.bytes = 10 * allocated;
+  r.work.asyncInputBytes = allocated / 2;
+  run.workloads = {r};
+  creditWork(run, task);
+  EXPECT_NEAR(run.workloads[0].features[0].share, 0.5, 1e-12);
+  // Nor does one that counts nothing but the outputs.
+  r.bytes = outBytes;
+  run.workloads = {r};
+  creditWork(run, task);
+  EXPECT_NEAR(run.workloads[0].features[0].share, 0.5, 1e-12);
+}
+
+// CUDA-core FLOPs include what the task's formula leaves out: an online
+// softmax decode does about twice the formula's FLOPs on CUDA cores alone
+// and is no duplicated work; wgmma on zeros beside FFMA doing the work is.
+TEST(ResultTest, CudaCoreFlopsAloneMayExceedTheFormula) {
+  Task task;
+  auto aboveOne = [&](double tensor, double scalar) {
+    RunResult run;
+    WorkloadResult r;
+    r.status = Status::Passed;
+    r.flops = 1e9;
+    r.work.measured = true;
+    r.work.wgmmaFlops = tensor * 1e9;
+    r.work.scalarFlops = scalar * 1e9;
+    run.workloads = {r};
+    creditWork(run, task);
+    bool found = false;
+    for (const auto &f : run.workloads[0].workFindings)
+      found |= f.kind == "work-share-above-one";
+    return found;
+  };
+  EXPECT_FALSE(aboveOne(0, 1.875)); // GQA decode's online softmax
+  EXPECT_TRUE(aboveOne(0, 3.5));
+  EXPECT_TRUE(aboveOne(1, 1));      // a decoy path beside the real one
+  EXPECT_TRUE(aboveOne(2, 0));      // the products done twice
+  EXPECT_FALSE(aboveOne(1, 0.3));   // attention: products and softmax
+  EXPECT_FALSE(aboveOne(0.4, 1.5)); // mostly CUDA cores, a little wgmma
 }
 
 TEST(ResultTest, ThrottleDecision) {
