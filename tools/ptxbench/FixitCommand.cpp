@@ -15,12 +15,12 @@
 
 #include "Commands.h"
 
-#include "ptxbench/Client/Reasons.h"
-#include "ptxbench/Client/TurnEval.h"
 #include "ptxbench/Eval/Fixit.h"
 #include "ptxbench/Eval/FixitRecords.h"
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/TaskSolutions.h"
+#include "ptxbench/Generate/Reasons.h"
+#include "ptxbench/Generate/TurnEval.h"
 #include "ptxbench/Task/Task.h"
 
 #include "llvm/Support/FileSystem.h"

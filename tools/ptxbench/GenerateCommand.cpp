@@ -17,10 +17,10 @@
 
 #include "Commands.h"
 
-#include "ptxbench/Client/Generate.h"
-#include "ptxbench/Client/Repair.h"
-#include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/GpuRun.h"
+#include "ptxbench/Eval/ResultsStore.h"
+#include "ptxbench/Generate/Generate.h"
+#include "ptxbench/Generate/Repair.h"
 #include "ptxbench/Prompt/Prompt.h"
 #include "ptxbench/Prompt/Tags.h"
 

@@ -18,8 +18,8 @@
 
 #include "Commands.h"
 
-#include "ptxbench/Client/Study.h"
 #include "ptxbench/Eval/ResultsStore.h"
+#include "ptxbench/Generate/Study.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

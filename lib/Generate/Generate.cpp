@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Client/Generate.h"
+#include "ptxbench/Generate/Generate.h"
 
 #include "Generator.h"
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Client/Embedded.h"
+#include "ptxbench/Generate/Embedded.h"
 
 #include "ptxbench/Prompt/ExtractCode.h"
 

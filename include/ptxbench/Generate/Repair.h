@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_CLIENT_REPAIR_H
-#define PTXBENCH_CLIENT_REPAIR_H
+#ifndef PTXBENCH_GENERATE_REPAIR_H
+#define PTXBENCH_GENERATE_REPAIR_H
 
-#include "ptxbench/Client/Generate.h"
 #include "ptxbench/Eval/Sample.h"
+#include "ptxbench/Generate/Generate.h"
 #include "ptxbench/Prompt/Tags.h"
 
 #include <set>
@@ -58,4 +58,4 @@ std::string repairMessage(llvm::StringRef taskMessage,
 
 } // namespace ptxbench::client
 
-#endif // PTXBENCH_CLIENT_REPAIR_H
+#endif // PTXBENCH_GENERATE_REPAIR_H

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_CLIENT_STUDY_H
-#define PTXBENCH_CLIENT_STUDY_H
+#ifndef PTXBENCH_GENERATE_STUDY_H
+#define PTXBENCH_GENERATE_STUDY_H
 
 #include "ptxbench/Prompt/Tags.h"
 
@@ -93,4 +93,4 @@ std::vector<std::string> fixitArguments(const Study &study);
 
 } // namespace ptxbench::client
 
-#endif // PTXBENCH_CLIENT_STUDY_H
+#endif // PTXBENCH_GENERATE_STUDY_H

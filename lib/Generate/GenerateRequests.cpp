@@ -12,7 +12,7 @@
 
 #include "Generator.h"
 
-#include "ptxbench/Client/Embedded.h"
+#include "ptxbench/Generate/Embedded.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Client/TurnEval.h"
+#include "ptxbench/Generate/TurnEval.h"
 
 #include "ptxbench/Eval/Summary.h"
 #include "ptxbench/Prompt/Feedback.h"

@@ -12,12 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_CLIENT_REASONS_H
-#define PTXBENCH_CLIENT_REASONS_H
+#ifndef PTXBENCH_GENERATE_REASONS_H
+#define PTXBENCH_GENERATE_REASONS_H
 
-#include "ptxbench/Client/Generate.h"
 #include "ptxbench/Eval/Fixit.h"
 #include "ptxbench/Eval/ReasonCheck.h"
+#include "ptxbench/Generate/Generate.h"
 
 namespace ptxbench::client {
 
@@ -68,4 +68,4 @@ writeReasons(const std::vector<eval::FixitPair> &pairs,
 
 } // namespace ptxbench::client
 
-#endif // PTXBENCH_CLIENT_REASONS_H
+#endif // PTXBENCH_GENERATE_REASONS_H

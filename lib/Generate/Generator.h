@@ -7,22 +7,22 @@
 // GenerateRequests.cpp (sending a turn and recording its answer) and
 // GenerateTurns.cpp (the files of a turn on disk, resume, evaluation) and
 // ContextPolicy.cpp (what each request carries of the conversation).
-// Private to lib/Client.
+// Private to lib/Generate.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_LIB_CLIENT_GENERATOR_H
-#define PTXBENCH_LIB_CLIENT_GENERATOR_H
+#ifndef PTXBENCH_LIB_GENERATE_GENERATOR_H
+#define PTXBENCH_LIB_GENERATE_GENERATOR_H
 
-#include "ptxbench/Client/Generate.h"
 #include "ptxbench/Client/Http.h"
 #include "ptxbench/Client/RateLimit.h"
 #include "ptxbench/Client/Redact.h"
-#include "ptxbench/Client/TurnEval.h"
 #include "ptxbench/Client/Wire.h"
 #include "ptxbench/Eval/GpuPool.h"
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/Sweep.h"
+#include "ptxbench/Generate/Generate.h"
+#include "ptxbench/Generate/TurnEval.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -260,4 +260,4 @@ private:
 
 } // namespace ptxbench::client::generate
 
-#endif // PTXBENCH_LIB_CLIENT_GENERATOR_H
+#endif // PTXBENCH_LIB_GENERATE_GENERATOR_H

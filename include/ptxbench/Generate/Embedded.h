@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_CLIENT_EMBEDDED_H
-#define PTXBENCH_CLIENT_EMBEDDED_H
+#ifndef PTXBENCH_GENERATE_EMBEDDED_H
+#define PTXBENCH_GENERATE_EMBEDDED_H
 
 #include "ptxbench/Client/Models.h"
 #include "ptxbench/Client/Wire.h"
@@ -39,4 +39,4 @@ std::vector<std::string> corpusSolutions(llvm::StringRef tasksDir,
 
 } // namespace ptxbench::client
 
-#endif // PTXBENCH_CLIENT_EMBEDDED_H
+#endif // PTXBENCH_GENERATE_EMBEDDED_H

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_CLIENT_GENERATE_H
-#define PTXBENCH_CLIENT_GENERATE_H
+#ifndef PTXBENCH_GENERATE_GENERATE_H
+#define PTXBENCH_GENERATE_GENERATE_H
 
 #include "ptxbench/Client/Models.h"
 #include "ptxbench/Prompt/Prompt.h"
@@ -132,4 +132,4 @@ llvm::Expected<GenerateStats> runGenerate(const GenerateOptions &options);
 
 } // namespace ptxbench::client
 
-#endif // PTXBENCH_CLIENT_GENERATE_H
+#endif // PTXBENCH_GENERATE_GENERATE_H

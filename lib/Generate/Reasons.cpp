@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Client/Reasons.h"
+#include "ptxbench/Generate/Reasons.h"
 
 #include "ptxbench/Eval/SampleView.h"
 #include "ptxbench/Support/HostPaths.h"

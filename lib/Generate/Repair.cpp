@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Client/Repair.h"
+#include "ptxbench/Generate/Repair.h"
 
-#include "ptxbench/Client/TurnEval.h"
 #include "ptxbench/Eval/Fixit.h"
 #include "ptxbench/Eval/Repair.h"
+#include "ptxbench/Generate/TurnEval.h"
 #include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Prompt/Prompt.h"
 #include "ptxbench/Task/Task.h"

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Client/Study.h"
+#include "ptxbench/Generate/Study.h"
 
 #include "ptxbench/Client/Models.h"
 #include "ptxbench/Prompt/Prompt.h"

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_CLIENT_TURNEVAL_H
-#define PTXBENCH_CLIENT_TURNEVAL_H
+#ifndef PTXBENCH_GENERATE_TURNEVAL_H
+#define PTXBENCH_GENERATE_TURNEVAL_H
 
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/Sweep.h"
@@ -56,4 +56,4 @@ std::string turnFeedback(const eval::SampleRecord &record,
 
 } // namespace ptxbench::client
 
-#endif // PTXBENCH_CLIENT_TURNEVAL_H
+#endif // PTXBENCH_GENERATE_TURNEVAL_H
