@@ -16,8 +16,9 @@
 
 using namespace ptxbench;
 using namespace ptxbench::client;
+using namespace ptxbench::generate;
 
-llvm::StringRef ptxbench::client::contextPolicyName(ContextPolicy policy) {
+llvm::StringRef ptxbench::generate::contextPolicyName(ContextPolicy policy) {
   switch (policy) {
   case ContextPolicy::Full:
     return "full";
@@ -30,7 +31,7 @@ llvm::StringRef ptxbench::client::contextPolicyName(ContextPolicy policy) {
 }
 
 std::optional<ContextPolicy>
-ptxbench::client::parseContextPolicy(llvm::StringRef name) {
+ptxbench::generate::parseContextPolicy(llvm::StringRef name) {
   for (ContextPolicy p :
        {ContextPolicy::Full, ContextPolicy::LastPair, ContextPolicy::Single})
     if (name == contextPolicyName(p))
@@ -39,7 +40,7 @@ ptxbench::client::parseContextPolicy(llvm::StringRef name) {
 }
 
 std::vector<Message>
-ptxbench::client::generate::messagesToSend(ContextPolicy policy,
+ptxbench::generate::detail::messagesToSend(ContextPolicy policy,
                                            const std::vector<Message> &all,
                                            size_t promptMessages) {
   // The first turn, or a conversation not laid out as prompt, answer,

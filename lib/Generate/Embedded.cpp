@@ -22,6 +22,7 @@
 #include <set>
 
 using namespace ptxbench::client;
+using namespace ptxbench::generate;
 using llvm::StringRef;
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
@@ -88,10 +89,10 @@ static bool servesTask(StringRef dir, StringRef task) {
   return false;
 }
 
-std::vector<std::string> ptxbench::client::corpusSolutions(StringRef tasksDir,
-                                                           StringRef task,
-                                                           StringRef arch,
-                                                           bool triton) {
+std::vector<std::string> ptxbench::generate::corpusSolutions(StringRef tasksDir,
+                                                             StringRef task,
+                                                             StringRef arch,
+                                                             bool triton) {
   // The task's own solutions, and the corpora whose manifests serve it.
   std::vector<std::string> dirs;
   llvm::SmallString<256> own(tasksDir);
@@ -122,8 +123,8 @@ std::vector<std::string> ptxbench::client::corpusSolutions(StringRef tasksDir,
   return files;
 }
 
-Outcome ptxbench::client::embeddedAnswer(const ModelConfig &model,
-                                         const EmbeddedQuery &q) {
+Outcome ptxbench::generate::embeddedAnswer(const ModelConfig &model,
+                                           const EmbeddedQuery &q) {
   Completion c;
   c.model = model.modelId;
   c.finishReason = "stop";

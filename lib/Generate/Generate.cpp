@@ -36,7 +36,8 @@
 
 using namespace ptxbench;
 using namespace ptxbench::client;
-using namespace ptxbench::client::generate;
+using namespace ptxbench::generate;
+using namespace ptxbench::generate::detail;
 namespace fs = llvm::sys::fs;
 
 namespace {
@@ -332,7 +333,7 @@ llvm::Expected<GenerateStats> Generator::run() {
 }
 
 llvm::Expected<GenerateStats>
-ptxbench::client::runGenerate(const GenerateOptions &options) {
+ptxbench::generate::runGenerate(const GenerateOptions &options) {
   Generator generator(options);
   return generator.run();
 }

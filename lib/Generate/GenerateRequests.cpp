@@ -24,7 +24,8 @@
 
 using namespace ptxbench;
 using namespace ptxbench::client;
-using namespace ptxbench::client::generate;
+using namespace ptxbench::generate;
+using namespace ptxbench::generate::detail;
 
 namespace {
 

@@ -23,19 +23,19 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace ptxbench;
-using namespace ptxbench::client;
-using namespace ptxbench::client::generate;
+using namespace ptxbench::generate;
+using namespace ptxbench::generate::detail;
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
 
-std::string ptxbench::client::generate::join(StringRef a,
+std::string ptxbench::generate::detail::join(StringRef a,
                                              const llvm::Twine &b) {
   llvm::SmallString<256> p(a);
   path::append(p, b);
   return std::string(p);
 }
 
-Error ptxbench::client::generate::writeAtomic(StringRef file, StringRef text) {
+Error ptxbench::generate::detail::writeAtomic(StringRef file, StringRef text) {
   if (std::error_code ec = fs::create_directories(path::parent_path(file)))
     return llvm::createStringError("cannot create folder for '" + file +
                                    "': " + ec.message());

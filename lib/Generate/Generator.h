@@ -39,8 +39,18 @@
 #include <thread>
 #include <vector>
 
-namespace ptxbench::client::generate {
+namespace ptxbench::generate::detail {
 
+using client::HttpClient;
+using client::Message;
+using client::ModelConfig;
+using client::Outcome;
+using client::PartialReply;
+using client::ProviderError;
+using client::RateLimiter;
+using client::Redactor;
+using client::Usage;
+using client::WireFormat;
 using llvm::Error;
 using llvm::StringRef;
 using llvm::json::Object;
@@ -258,6 +268,6 @@ private:
   bool tty = false;
 };
 
-} // namespace ptxbench::client::generate
+} // namespace ptxbench::generate::detail
 
 #endif // PTXBENCH_LIB_GENERATE_GENERATOR_H

@@ -20,10 +20,10 @@
 #include "llvm/Support/SHA256.h"
 
 using namespace ptxbench;
-using namespace ptxbench::client;
+using namespace ptxbench::generate;
 using llvm::StringRef;
 
-llvm::StringRef ptxbench::client::reasonFateName(ReasonFate fate) {
+llvm::StringRef ptxbench::generate::reasonFateName(ReasonFate fate) {
   switch (fate) {
   case ReasonFate::Kept:
     return "kept";
@@ -104,8 +104,8 @@ std::optional<std::string> readFile(StringRef file) {
 } // namespace
 
 std::vector<prompt::ChatMessage>
-ptxbench::client::reasonRequest(const eval::FixitPair &pair,
-                                StringRef taskSummary) {
+ptxbench::generate::reasonRequest(const eval::FixitPair &pair,
+                                  StringRef taskSummary) {
   const eval::SampleRecord &fixed = pair.fixed;
   std::string system =
       "You write the reasoning of GPU kernel engineers for training data. "
@@ -148,7 +148,7 @@ ptxbench::client::reasonRequest(const eval::FixitPair &pair,
   return {{"system", system}, {"user", paths(user)}};
 }
 
-std::string ptxbench::client::extractReason(StringRef answer) {
+std::string ptxbench::generate::extractReason(StringRef answer) {
   std::string text;
   // Without <think> blocks (a reasoning model's own thinking).
   StringRef rest = answer;
@@ -175,8 +175,8 @@ std::string ptxbench::client::extractReason(StringRef answer) {
 }
 
 llvm::Expected<ReasonsResult>
-ptxbench::client::writeReasons(const std::vector<eval::FixitPair> &pairs,
-                               const ReasonOptions &options) {
+ptxbench::generate::writeReasons(const std::vector<eval::FixitPair> &pairs,
+                                 const ReasonOptions &options) {
   if (options.generate.models.size() != 1)
     return llvm::createStringError("reasons are written by one model");
   ReasonsResult result;

@@ -24,6 +24,7 @@
 
 using namespace ptxbench;
 using namespace ptxbench::client;
+using namespace ptxbench::generate;
 using llvm::StringRef;
 
 namespace {
@@ -38,9 +39,9 @@ std::string fence(const eval::SampleRecord &r) {
 
 } // namespace
 
-std::string ptxbench::client::repairMessage(StringRef taskMessage,
-                                            const eval::SampleRecord &failed,
-                                            StringRef feedback) {
+std::string ptxbench::generate::repairMessage(StringRef taskMessage,
+                                              const eval::SampleRecord &failed,
+                                              StringRef feedback) {
   return taskMessage.str() +
          "\n\n## A failed attempt\n\nAnother model answered this task with "
          "the submission below, and it failed.\n\n" +
@@ -50,8 +51,8 @@ std::string ptxbench::client::repairMessage(StringRef taskMessage,
 }
 
 llvm::Expected<RepairPlan>
-ptxbench::client::planRepairs(const std::vector<eval::SampleRecord> &records,
-                              const RepairPlanOptions &options) {
+ptxbench::generate::planRepairs(const std::vector<eval::SampleRecord> &records,
+                                const RepairPlanOptions &options) {
   RepairPlan plan;
   bool triton = options.language == prompt::AnswerLanguage::Triton;
   std::set<std::string> kernels;

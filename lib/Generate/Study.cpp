@@ -29,6 +29,7 @@
 using namespace llvm;
 using namespace ptxbench;
 using namespace ptxbench::client;
+using namespace ptxbench::generate;
 namespace path = llvm::sys::path;
 
 namespace {
@@ -288,8 +289,8 @@ std::string Study::tagFilePath() const { return joinPath(outDir, "tags.json"); }
 std::string Study::repairsDir() const { return joinPath(outDir, "repairs"); }
 std::string Study::fixitPath() const { return joinPath(outDir, "fixit.jsonl"); }
 
-Expected<Study> client::loadStudy(StringRef file,
-                                  const StudyOverrides &overrides) {
+Expected<Study> generate::loadStudy(StringRef file,
+                                    const StudyOverrides &overrides) {
   constexpr size_t maxBytes = 1 << 20;
   auto buffer = MemoryBuffer::getFile(file, /*IsText=*/true);
   if (!buffer)
@@ -467,8 +468,8 @@ Expected<Study> client::loadStudy(StringRef file,
   return s;
 }
 
-std::vector<std::string> client::generateArguments(const Study &s,
-                                                   bool withStoreAndTasks) {
+std::vector<std::string> generate::generateArguments(const Study &s,
+                                                     bool withStoreAndTasks) {
   std::vector<std::string> a;
   auto add = [&](StringRef flag, const Twine &value) {
     a.push_back(flag.str());
@@ -511,7 +512,7 @@ std::vector<std::string> client::generateArguments(const Study &s,
   return a;
 }
 
-std::vector<std::string> client::repairArguments(const Study &s) {
+std::vector<std::string> generate::repairArguments(const Study &s) {
   std::vector<std::string> a;
   auto add = [&](StringRef flag, const Twine &value) {
     a.push_back(flag.str());
@@ -546,7 +547,7 @@ std::vector<std::string> client::repairArguments(const Study &s) {
   return a;
 }
 
-std::vector<std::string> client::fixitArguments(const Study &s) {
+std::vector<std::string> generate::fixitArguments(const Study &s) {
   const FixitStage &f = *s.fixit;
   std::vector<std::string> a{"--db", s.storePath(), "-o", s.fixitPath(),
                              "--tasks", s.tasksDir, "--record", f.record};

@@ -19,7 +19,7 @@
 #include "llvm/Support/Path.h"
 
 using namespace ptxbench;
-using namespace ptxbench::client;
+using namespace ptxbench::generate;
 using llvm::StringRef;
 
 /// The feedback before its last pass.
@@ -82,8 +82,9 @@ static std::string feedbackText(const eval::SampleRecord &rec,
                                                                    : nullptr);
 }
 
-std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
-                                          double targetSpeedup, bool triton) {
+std::string ptxbench::generate::turnFeedback(const eval::SampleRecord &rec,
+                                             double targetSpeedup,
+                                             bool triton) {
   // The next request carries this text to the provider: no folder of this
   // host (the store's fields are without them already; this is the last
   // pass, HostPaths.h).
@@ -94,10 +95,11 @@ std::string ptxbench::client::turnFeedback(const eval::SampleRecord &rec,
   return paths(feedbackText(rec, targetSpeedup, triton));
 }
 
-TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,
-                                           const eval::SampleInput &input,
-                                           const eval::SweepOptions &options,
-                                           double targetSpeedup, bool triton) {
+TurnVerdict ptxbench::generate::evaluateTurn(eval::ResultsStore &store,
+                                             const eval::SampleInput &input,
+                                             const eval::SweepOptions &options,
+                                             double targetSpeedup,
+                                             bool triton) {
   TurnVerdict v;
   auto swept = eval::runSweep(store, {input}, options);
   if (!swept) {
@@ -120,9 +122,9 @@ TurnVerdict ptxbench::client::evaluateTurn(eval::ResultsStore &store,
   return v;
 }
 
-bool ptxbench::client::finished(bool solved,
-                                std::optional<double> minDevSpeedup,
-                                double targetSpeedup) {
+bool ptxbench::generate::finished(bool solved,
+                                  std::optional<double> minDevSpeedup,
+                                  double targetSpeedup) {
   if (!solved)
     return false;
   return targetSpeedup <= 0 ||

@@ -232,7 +232,7 @@ int runFixit() {
   inputs.taskSummary = options.taskSummary;
   inputs.taskPrompt = taskPrompt;
   inputs.feedback = [](const eval::SampleRecord &r) {
-    return client::turnFeedback(r, 0, r.language == "py");
+    return generate::turnFeedback(r, 0, r.language == "py");
   };
   bool stopped = false;
   options.taskSummary = [](const eval::SampleRecord &r) {
@@ -294,9 +294,9 @@ int runFixit() {
     // checked against them.
     std::vector<std::string> reasons;
     std::vector<eval::ReasonSource> sources(result.pairs.size());
-    std::optional<client::ReasonsResult> written;
+    std::optional<generate::ReasonsResult> written;
     if (writer) {
-      client::ReasonOptions ro;
+      generate::ReasonOptions ro;
       ro.generate.tasksDir = tasksDir;
       ro.generate.models = {*writer};
       ro.generate.outDir = reasonsDir.empty()
@@ -316,7 +316,7 @@ int runFixit() {
         fail("cannot create '" + ro.generate.outDir + "': " + ec.message());
         return false;
       }
-      auto got = client::writeReasons(result.pairs, ro);
+      auto got = generate::writeReasons(result.pairs, ro);
       if (!got) {
         fail(toString(got.takeError()));
         return false;
@@ -345,8 +345,8 @@ int runFixit() {
       std::string reason;
       eval::ReasonSource source;
       if (written) {
-        const client::WrittenReason &w = written->reasons[i];
-        if (w.fate != client::ReasonFate::Kept) {
+        const generate::WrittenReason &w = written->reasons[i];
+        if (w.fate != generate::ReasonFate::Kept) {
           // Dropped: the record is not written; the distribution loses it.
           const eval::SampleRecord &r = p.wrong ? *p.wrong : p.fixed;
           --result.distribution[{r.key.task, p.kind}];
@@ -359,7 +359,7 @@ int runFixit() {
                                        {"why", c.why}});
           json::Object line{{"pair", p.id()},
                             {"fixed", p.fixedKey()},
-                            {"fate", client::reasonFateName(w.fate)},
+                            {"fate", generate::reasonFateName(w.fate)},
                             {"response", w.responsePath},
                             {"contradictions", std::move(why)}};
           if (p.wrong)
@@ -399,13 +399,14 @@ int runFixit() {
       (*d)["reasons"] = json::Object{
           {"by", written->writer},
           {"asked", int64_t(written->reasons.size())},
-          {"kept", int64_t(written->count(client::ReasonFate::Kept))},
+          {"kept", int64_t(written->count(generate::ReasonFate::Kept))},
           {"unanswered",
-           int64_t(written->count(client::ReasonFate::Unanswered))},
-          {"too_short", int64_t(written->count(client::ReasonFate::TooShort))},
-          {"too_long", int64_t(written->count(client::ReasonFate::TooLong))},
+           int64_t(written->count(generate::ReasonFate::Unanswered))},
+          {"too_short",
+           int64_t(written->count(generate::ReasonFate::TooShort))},
+          {"too_long", int64_t(written->count(generate::ReasonFate::TooLong))},
           {"contradicted",
-           int64_t(written->count(client::ReasonFate::Contradicted))},
+           int64_t(written->count(generate::ReasonFate::Contradicted))},
           {"contradicted_by", std::move(by)},
           {"cost_usd", written->stats.cost}};
     }
@@ -428,11 +429,11 @@ int runFixit() {
                         "unanswered, {4} too short, {5} too long, {6} "
                         "contradicted the facts",
                         written->writer, written->reasons.size(),
-                        written->count(client::ReasonFate::Kept),
-                        written->count(client::ReasonFate::Unanswered),
-                        written->count(client::ReasonFate::TooShort),
-                        written->count(client::ReasonFate::TooLong),
-                        written->count(client::ReasonFate::Contradicted));
+                        written->count(generate::ReasonFate::Kept),
+                        written->count(generate::ReasonFate::Unanswered),
+                        written->count(generate::ReasonFate::TooShort),
+                        written->count(generate::ReasonFate::TooLong),
+                        written->count(generate::ReasonFate::Contradicted));
       std::string kinds;
       for (auto &[kind, n] : written->contradictedBy())
         kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);

@@ -206,7 +206,7 @@ std::vector<std::string> withoutRepeats(const std::vector<std::string> &values,
 }
 
 int runGenerate() {
-  client::GenerateOptions options;
+  generate::GenerateOptions options;
   options.tasksDir = genTasksDir;
   options.arch = genArch;
   options.outDir = outDir;
@@ -241,8 +241,8 @@ int runGenerate() {
   if (genShapes != "dev" && genShapes != "heldout" && genShapes != "all")
     return fail("--shapes expects dev, heldout or all, got '" + genShapes +
                 "'");
-  std::optional<client::ContextPolicy> policy =
-      client::parseContextPolicy(contextPolicy);
+  std::optional<generate::ContextPolicy> policy =
+      generate::parseContextPolicy(contextPolicy);
   if (!policy)
     return fail("--context-policy expects full, last-pair or single, got '" +
                 contextPolicy + "'");
@@ -343,7 +343,7 @@ int runGenerate() {
     if (!rows)
       return fail(toString(rows.takeError()));
     store->reset();
-    client::RepairPlanOptions po;
+    generate::RepairPlanOptions po;
     po.tasksDir = genTasksDir;
     po.arch = genArch;
     po.language = options.language;
@@ -351,7 +351,7 @@ int runGenerate() {
     po.docsDir = genDocs;
     for (const std::string &t : taskNames)
       po.tasks.insert(t);
-    auto plan = client::planRepairs(*rows, po);
+    auto plan = generate::planRepairs(*rows, po);
     if (!plan)
       return fail(toString(plan.takeError()));
     errs() << formatv("generate: {0} failed kernels to repair in {1} ({2} "
@@ -398,7 +398,7 @@ int runGenerate() {
   if (std::error_code ec = sys::fs::create_directories(outDir))
     return fail("cannot create '" + outDir + "': " + ec.message());
 
-  auto stats = client::runGenerate(options);
+  auto stats = generate::runGenerate(options);
   if (!stats)
     return fail(toString(stats.takeError()));
   std::string early =

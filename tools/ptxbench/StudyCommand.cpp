@@ -131,9 +131,9 @@ std::vector<std::string> allTasks(StringRef dir) {
 }
 
 int runStudy() {
-  client::StudyOverrides overrides{studyModels, studyTasks, studyDocs,
-                                   studyOut};
-  auto study = client::loadStudy(studyFile, overrides);
+  generate::StudyOverrides overrides{studyModels, studyTasks, studyDocs,
+                                     studyOut};
+  auto study = generate::loadStudy(studyFile, overrides);
   if (!study)
     return fail(toString(study.takeError()));
   if (printTasks) {
@@ -161,13 +161,13 @@ int runStudy() {
       return fail(toString(std::move(e)));
   }
   if (printGenerate) {
-    for (const std::string &a : client::generateArguments(*study, false))
+    for (const std::string &a : generate::generateArguments(*study, false))
       outs() << a << "\n";
     return cli::ExitDone;
   }
 
   std::vector<std::string> args{"generate"};
-  for (std::string &a : client::generateArguments(*study, true))
+  for (std::string &a : generate::generateArguments(*study, true))
     args.push_back(std::move(a));
   if (!study->staticOnly) {
     args.push_back("--gpus");
@@ -200,7 +200,7 @@ int runStudy() {
   // The repair stage: the teacher fixes what failed, into the same store.
   if (study->repair && whole) {
     std::vector<std::string> repair{"generate"};
-    for (std::string &a : client::repairArguments(*study))
+    for (std::string &a : generate::repairArguments(*study))
       repair.push_back(std::move(a));
     repair.insert(repair.end(), runFlags.begin(), runFlags.end());
     errs() << "study " << study->name << ": ptxbench " << join(repair, " ")
@@ -232,7 +232,7 @@ int runStudy() {
     std::string db = study->storePath();
     if (study->fixit && whole) {
       std::vector<std::string> fixit{"fixit"};
-      for (std::string &a : client::fixitArguments(*study))
+      for (std::string &a : generate::fixitArguments(*study))
         fixit.push_back(std::move(a));
       errs() << "study " << study->name << ": ptxbench " << join(fixit, " ")
              << "\n";

@@ -16,7 +16,7 @@
 #include "ptxbench/Client/Models.h"
 #include "ptxbench/Client/Wire.h"
 
-namespace ptxbench::client {
+namespace ptxbench::generate {
 
 struct EmbeddedQuery {
   std::string tasksDir, arch, context, task, sampleId;
@@ -28,7 +28,8 @@ struct EmbeddedQuery {
 };
 
 /// The answer of an embedded model; errors are not retryable.
-Outcome embeddedAnswer(const ModelConfig &model, const EmbeddedQuery &query);
+client::Outcome embeddedAnswer(const client::ModelConfig &model,
+                               const EmbeddedQuery &query);
 
 /// The solution files of a task usable for `arch`, sorted: its Triton ones
 /// with `triton`, else its CUDA C++ and PTX ones.
@@ -37,6 +38,6 @@ std::vector<std::string> corpusSolutions(llvm::StringRef tasksDir,
                                          llvm::StringRef arch,
                                          bool triton = false);
 
-} // namespace ptxbench::client
+} // namespace ptxbench::generate
 
 #endif // PTXBENCH_GENERATE_EMBEDDED_H

@@ -26,7 +26,7 @@
 #include <optional>
 #include <vector>
 
-namespace ptxbench::client {
+namespace ptxbench::generate {
 
 /// What each request of a multi-turn sample carries.
 enum class ContextPolicy {
@@ -65,7 +65,7 @@ struct GenerateOptions {
   std::string outDir;
   /// The results store; empty: answers are not evaluated (one turn only).
   std::string dbPath;
-  std::vector<ModelConfig> models;
+  std::vector<client::ModelConfig> models;
   std::vector<std::string> tasks;
   /// The tags (the built-in none, brief, full or one of `tags`); each is a
   /// context folder of the sample tree.
@@ -130,6 +130,6 @@ struct GenerateStats {
 
 llvm::Expected<GenerateStats> runGenerate(const GenerateOptions &options);
 
-} // namespace ptxbench::client
+} // namespace ptxbench::generate
 
 #endif // PTXBENCH_GENERATE_GENERATE_H

@@ -19,7 +19,7 @@
 #include "ptxbench/Eval/ReasonCheck.h"
 #include "ptxbench/Generate/Generate.h"
 
-namespace ptxbench::client {
+namespace ptxbench::generate {
 
 struct ReasonOptions {
   /// The engine's settings: the writer (one model), the folder of the
@@ -66,6 +66,6 @@ llvm::Expected<ReasonsResult>
 writeReasons(const std::vector<eval::FixitPair> &pairs,
              const ReasonOptions &options);
 
-} // namespace ptxbench::client
+} // namespace ptxbench::generate
 
 #endif // PTXBENCH_GENERATE_REASONS_H

@@ -19,7 +19,7 @@
 
 #include <set>
 
-namespace ptxbench::client {
+namespace ptxbench::generate {
 
 struct RepairPlanOptions {
   std::string tasksDir = "tasks";
@@ -56,6 +56,6 @@ std::string repairMessage(llvm::StringRef taskMessage,
                           const eval::SampleRecord &failed,
                           llvm::StringRef feedback);
 
-} // namespace ptxbench::client
+} // namespace ptxbench::generate
 
 #endif // PTXBENCH_GENERATE_REPAIR_H

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxbench::client {
+namespace ptxbench::generate {
 
 /// The repair stage: a teacher fixes the study's failed kernels
 /// (`generate --repair-from`), up to `turns` fix turns each.
@@ -91,6 +91,6 @@ std::vector<std::string> generateArguments(const Study &study,
 std::vector<std::string> repairArguments(const Study &study);
 std::vector<std::string> fixitArguments(const Study &study);
 
-} // namespace ptxbench::client
+} // namespace ptxbench::generate
 
 #endif // PTXBENCH_GENERATE_STUDY_H

@@ -15,7 +15,7 @@
 #include "ptxbench/Eval/ResultsStore.h"
 #include "ptxbench/Eval/Sweep.h"
 
-namespace ptxbench::client {
+namespace ptxbench::generate {
 
 struct TurnVerdict {
   /// The store's static status and run status.
@@ -54,6 +54,6 @@ TurnVerdict evaluateTurn(eval::ResultsStore &store,
 std::string turnFeedback(const eval::SampleRecord &record,
                          double targetSpeedup = 0, bool triton = false);
 
-} // namespace ptxbench::client
+} // namespace ptxbench::generate
 
 #endif // PTXBENCH_GENERATE_TURNEVAL_H
