@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks the harness's fp32 attention reference kernels on a GPU.
 
-Reads the CUDA source of builtinKernelsSource (BuiltinKernels.h) and
-attentionKernelsSource (AttentionKernels.h) out of their raw string
-literals, compiles the concatenation with NVRTC as the harness does
+Reads the harness's kernel files (lib/Runtime/kernels/builtin.cu and
+attention.cu), compiles builtin.cu followed by attention.cu with NVRTC as
+the harness does
 (-arch=compute_XXa -std=c++17 -lineinfo -default-device; CuPy's own NVRTC
 path if libnvrtc cannot be opened), loads the PTX through the driver
 with CuPy, and runs each reference kernel on small random shapes. Every
@@ -28,9 +28,10 @@ each kernel at B=4, H=48, S=4096 (the tasks' dev shape) for D = 128 with
 and without the causal mask, and for D = 64 and 256.
 
 Run from the repository root on the GPU machine:
-  python3 bench/h200/attention-ref-check.py \\
-      --header lib/Runtime/AttentionKernels.h \\
-      --builtins lib/Runtime/BuiltinKernels.h [--bench] [--quick]
+  python3 bench/h200/attention-ref-check.py [--bench] [--quick]
+(--builtins, --attention and --header name other copies of
+lib/Runtime/kernels/builtin.cu, attention.cu and the launch constants'
+lib/Runtime/AttentionKernels.h)
 For a shared-memory race check of the kernels:
   compute-sanitizer --tool racecheck \\
       python3 bench/h200/attention-ref-check.py --quick
@@ -64,13 +65,10 @@ NORM_FLOOR = 1e-2
 RMS_FLOOR = 1e-3
 
 
-def raw_literal(path, name):
-    """The body of `name = R"cuda( ... )cuda"` in a C++ header."""
-    text = open(path).read()
-    m = re.search(re.escape(name) + r'\s*=\s*R"cuda\((.*?)\)cuda"', text, re.S)
-    if not m:
-        sys.exit(f"{path}: no raw string literal {name}")
-    return m.group(1)
+def read_source(path):
+    """The text of a kernel file, byte for byte as the harness embeds it."""
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
 
 
 def header_constant(path, name):
@@ -334,15 +332,15 @@ def bench(refs, b, h, s, d, causal):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--header", default="lib/Runtime/AttentionKernels.h")
-    ap.add_argument("--builtins", default="lib/Runtime/BuiltinKernels.h")
+    ap.add_argument("--builtins", default="lib/Runtime/kernels/builtin.cu")
+    ap.add_argument("--attention", default="lib/Runtime/kernels/attention.cu")
     ap.add_argument("--bench", action="store_true",
                     help="also time the kernels at B=4 H=48 S=4096")
     ap.add_argument("--quick", action="store_true",
                     help="two small cases only (e.g. under compute-sanitizer)")
     args = ap.parse_args()
 
-    source = (raw_literal(args.builtins, "builtinKernelsSource") +
-              raw_literal(args.header, "attentionKernelsSource"))
+    source = read_source(args.builtins) + read_source(args.attention)
     module, how = load_module(source)
     refs = Refs(module, header_constant(args.header, "kAttnRefTile"),
                 header_constant(args.header, "kAttnRefGroupCols"))

@@ -1,9 +1,7 @@
 // rmsnorm-ref-check.cu - standalone check of the harness's built-in rmsnorm reference (ptxbench_rmsnorm_ref in
-// lib/Runtime/BuiltinKernels.h) against fp64 on the CPU, T = 1000, H = 4096. builtins.cu is the
-// raw string of BuiltinKernels.h written to a file:
-//   python3 -c "s=open('lib/Runtime/BuiltinKernels.h').read(); open('builtins.cu','w').write(s[s.index('R\"cuda(')+7:s.index(')cuda\"')])"
-//   nvcc -O2 -arch=sm_90a -I. bench/h200/rmsnorm-ref-check.cu -o t_ref && ./t_ref
-#include "builtins.cu"
+// lib/Runtime/kernels/builtin.cu) against fp64 on the CPU, T = 1000, H = 4096:
+//   nvcc -O2 -arch=sm_90a -Ilib/Runtime/kernels bench/h200/rmsnorm-ref-check.cu -o t_ref && ./t_ref
+#include "builtin.cu"
 #include <cstdio>
 #include <cstring>
 #include <cmath>

@@ -7,7 +7,7 @@
 //   attention_bwd: Q, K, V, O, LSE, dO -> dQ, dK, dV. Its O and LSE are
 //   "derived" inputs: the fp32 forward reference computes them from the
 //   generated Q, K and V, so the gradients belong to a real forward pass.
-// The references are the fp32 kernels of AttentionKernels.h; the baseline
+// The references are the fp32 kernels of kernels/attention.cu; the baseline
 // is cuDNN's fused SDPA (CudnnSdpa.h), checked against the same reference.
 //
 //===----------------------------------------------------------------------===//

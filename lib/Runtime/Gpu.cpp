@@ -255,9 +255,8 @@ MaybeFail Gpu::builtin(StringRef kernel, CUfunction &fn) {
   if (kernel.starts_with("ptxbench_attn_") ||
       kernel == "ptxbench_f32_to_bf16") {
     if (!attentionBuiltins)
-      TRY(loadBuiltins(std::string(builtinKernelsSource) +
-                           attentionKernelsSource,
-                       "ptxbench_attention.cu", attentionBuiltins));
+      TRY(loadBuiltins(attentionKernelsUnit(), "ptxbench_attention.cu",
+                       attentionBuiltins));
     module = attentionBuiltins;
   }
   TRY(check(d.cuModuleGetFunction(&fn, module, kernel.str().c_str()),

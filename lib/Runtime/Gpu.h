@@ -107,8 +107,8 @@ public:
   MaybeFail compileCuda(llvm::StringRef source, llvm::StringRef fileName,
                         std::string &ptx, std::string &log);
   MaybeFail loadModule(llvm::StringRef ptx, CUmodule &module, std::string &log);
-  /// One of the harness's built-in kernels (BuiltinKernels.h,
-  /// AttentionKernels.h) by name.
+  /// One of the harness's built-in kernels (kernels/builtin.cu,
+  /// kernels/attention.cu) by name.
   MaybeFail builtin(llvm::StringRef kernel, CUfunction &fn);
   MaybeFail alloc(DeviceBuffer &buf, size_t bytes);
   /// Allocates `bytes` between unmapped guard pages (Containment.h's
