@@ -36,14 +36,20 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
-# nvcc compiles the helper headers the prompts offer (beside ptxas, else on
-# PATH); without it those tests are unsupported.
+# nvcc compiles the helper headers the prompts offer and the harness's own
+# kernels (beside ptxas, else on PATH, else in /usr/local/cuda/bin); without
+# it those tests are unsupported, and lit says why.
 nvcc = os.path.join(os.path.dirname(ptxas), "nvcc") if ptxas else None
 if not nvcc or not os.path.exists(nvcc):
     nvcc = shutil.which("nvcc")
+if not nvcc and os.path.exists("/usr/local/cuda/bin/nvcc"):
+    nvcc = "/usr/local/cuda/bin/nvcc"
 if nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
+else:
+    lit_config.note("no nvcc (beside ptxas, on PATH or in /usr/local/cuda/bin): "
+                    "tests marked 'REQUIRES: nvcc' are skipped")
 
 # A GPU is present when the NVIDIA driver's device node and nvidia-smi are.
 # Without one, the tests that need it are unsupported; say so by name, since
