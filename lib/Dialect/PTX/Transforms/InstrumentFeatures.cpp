@@ -500,6 +500,18 @@ CopyKind copyKindOf(InstructionOpInterface op) {
                                                     : CopyKind::Bulk;
 }
 
+/// Whether the TMA load `opcode` copies a tile box: `.tile`, or no load
+/// mode at all (tile is the default, and Triton writes none); not im2col
+/// nor the gather and scatter forms of tile (`.tile::gather4`).
+bool isTileMode(StringRef opcode) {
+  SmallVector<StringRef> parts;
+  opcode.split(parts, '.');
+  for (StringRef part : parts)
+    if (part.starts_with("im2col") || part.starts_with("tile::"))
+      return false;
+  return true;
+}
+
 /// Appends a CopyRecord (WorkCounters.h) for `inst` to the copy log: the
 /// hash of its tensor map's 128 bytes and its box coordinates, or its
 /// source address and size; all under the instruction's own guard.
@@ -595,7 +607,7 @@ void logCopy(InstructionOpInterface inst, CopyKind kind, const Registers &regs,
       store32(8 + 4 * i, i < coords.size() ? coords[i].first : e.imm("0"),
               i < coords.size() ? coords[i].second : Value());
     uint32_t rank = coords.size();
-    if (!analysis::hasModifier(inst.getOpcode(), ".tile"))
+    if (!isTileMode(inst.getOpcode()))
       rank |= analysis::copyLogOtherMode;
     store32(28, e.imm(std::to_string(rank)), Value());
   } else {
