@@ -372,7 +372,8 @@ CompiledTriton ptxbench::toolchain::compileTriton(
   llvm::scope_exit cleanup(
       [&] { llvm::sys::fs::remove_directories(workdir, true); });
   llvm::SmallString<128> sourcePath(workdir), requestPath(workdir),
-      resultPath(workdir);
+      resultPath(workdir), outputPath(workdir);
+  llvm::sys::path::append(outputPath, "output.txt");
   llvm::sys::path::append(sourcePath, "submission.py");
   llvm::sys::path::append(requestPath, "request.json");
   llvm::sys::path::append(resultPath, "result.json");
@@ -397,6 +398,7 @@ CompiledTriton ptxbench::toolchain::compileTriton(
   for (const std::string &dir : python->searchPath)
     child.argv.push_back("--search-path=" + dir);
   child.ownGroup = true;
+  child.outputPath = outputPath.str().str();
   auto finished = support::runChild(child, limits.seconds);
   if (!finished)
     return childFailure("cannot start the Triton compile process: " +
@@ -414,6 +416,18 @@ CompiledTriton ptxbench::toolchain::compileTriton(
   CompiledTriton result;
   if (!readResult(resultPath, name, result)) {
     std::string why = result.log;
+    // What the interpreter said last (an import that failed, a traceback):
+    // the reason when there is no result.
+    uint64_t size = 0, keep = 1500;
+    llvm::sys::fs::file_size(outputPath, size);
+    if (auto output = llvm::MemoryBuffer::getFileSlice(
+            outputPath, std::min(size, keep), size - std::min(size, keep))) {
+      StringRef tail = (*output)->getBuffer().trim();
+      if (!tail.empty())
+        why += (why.empty() ? "" : "; ") + std::string("its output ends:\n") +
+               (llvm::json::isUTF8(tail) ? tail.str()
+                                         : llvm::json::fixUTF8(tail));
+    }
     result = childFailure(
         finished->signal() == SIGXCPU
             ? llvm::formatv("Triton used up its CPU time compiling '{0}' "
@@ -421,8 +435,14 @@ CompiledTriton ptxbench::toolchain::compileTriton(
                             name, unsigned(limits.seconds) + 1)
                   .str()
             : llvm::formatv("Triton ended without a result compiling '{0}' "
-                            "({1}; out of its {2} MiB memory limit?){3}",
-                            name, finished->describe(), limits.memoryMB,
+                            "({1}{2}){3}",
+                            name, finished->describe(),
+                            finished->signal()
+                                ? llvm::formatv("; out of its {0} MiB memory "
+                                                "limit?",
+                                                limits.memoryMB)
+                                      .str()
+                                : std::string(),
                             why.empty() ? "" : ": " + why)
                   .str());
     result.timedOut = finished->signal() == SIGXCPU;
