@@ -7,7 +7,7 @@ set beside the harness's `ptxbench run` time of the same file.
 
     python3 bench/h200/triton-do-bench.py TASK_DIR SOLUTION.py [SHAPES]
 
-SHAPES is dev (default), heldout or all. Prints two lines per workload,
+SHAPES is dev (default), heldout, all or one workload's name. Prints two lines per workload,
 do_bench as it comes (its L2 flush before every launch) and without the
 flush: name, median ms, 20th and 80th percentiles, TFLOP/s.
 The inputs are random normal (the kernel's time does not depend on values
@@ -102,6 +102,11 @@ def main():
     workloads = []
     for split in (["dev", "heldout"] if shapes == "all" else [shapes]):
         workloads += task["workloads"].get(split, [])
+    if shapes not in ("dev", "heldout", "all"):
+        workloads = [w for split in task["workloads"].values() for w in split
+                     if w["name"] == shapes]
+    if not workloads:
+        sys.exit(f"no workload {shapes!r} in {task_dir}")
     print(f"triton {triton.__version__}, torch {torch.__version__}, "
           f"{torch.cuda.get_device_name()}")
     for w in workloads:
