@@ -29,7 +29,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["ptx-import-fuzzer", "task-fuzzer", "task-import-fuzzer", "launch-plan-fuzzer",
            "openai-wire-fuzzer", "anthropic-wire-fuzzer", "sse-fuzzer",
-           "extract-fuzzer", "json-fuzzer", "analysis-report-fuzzer"]
+           "extract-fuzzer", "json-fuzzer", "analysis-report-fuzzer", "run-result-fuzzer"]
 
 
 class Seeds:
@@ -179,6 +179,23 @@ def hostile(seeds):
         seeds.add("openai-wire-fuzzer", '{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": %s, "completion_tokens": %s}}' % (number, number))
         seeds.add("anthropic-wire-fuzzer", '{"content": [{"type": "text", "text": "x"}], "usage": {"input_tokens": %s, "output_tokens": %s, "cache_read_input_tokens": %s}}' % (number, number, number))
     seeds.add("task-fuzzer", b"\xef\xbb\xbf" + json.dumps(task).encode())
+    # Run results: every number past a double, negative and as text, in a
+    # timing, a work count and the peaks; a status word that is none.
+    timing = {"samples": 3, "median_ms": 1.0, "q1_ms": 1.0, "q3_ms": 1.0, "min_ms": 1.0,
+              "mean_ms": 1.0, "rse": 0.0}
+    result = {"task": "t", "device": "d", "peak_tflops": 1000.0, "peak_gbps": 4000.0,
+              "workloads": [{"workload": "dev", "status": "PASSED", "flops": 2e12, "bytes": 1e9,
+                             "time": timing, "baseline_time": timing,
+                             "check": {"passed": True, "max_abs_err": 0.0, "worst_value": "unwritten"},
+                             "features": [{"family": "wgmma", "in_code": 1, "executed": 8,
+                                           "share": 1.0, "threshold": 0.9}]}]}
+    seeds.add("run-result-fuzzer", json.dumps(result))
+    for number in numbers + ['"nan"', '"inf"', "-1", "1e-320"]:
+        for field in ('"median_ms": 1.0', '"flops": 2e12', '"peak_tflops": 1000.0',
+                      '"max_abs_err": 0.0', '"share": 1.0'):
+            name = field.split(":")[0]
+            seeds.add("run-result-fuzzer", json.dumps(result).replace(field, name + ": " + number, 1))
+    seeds.add("run-result-fuzzer", json.dumps(result).replace('"PASSED"', '"FAST"'))
     seeds.add("json-fuzzer", '{"a": 1, "b": {"a": 2, "a": 3}, "a": 4}')
     seeds.add("json-fuzzer", '["\\ud800", "\\udc00\\ud800", "\\u0000"]')
     for b in bad_utf8:
@@ -230,6 +247,8 @@ def main():
         seeds.add("json-fuzzer", data)
         if b'"kernels"' in data:
             seeds.add("analysis-report-fuzzer", data)
+        if b'"workloads"' in data and b'"status"' in data:
+            seeds.add("run-result-fuzzer", data)
         if os.path.basename(path) == "task.json":
             seeds.add("task-fuzzer", data)
     # A FlashInfer-Trace definition, a NUL, its workload rows (tasks import).
@@ -242,7 +261,8 @@ def main():
             for suffix, targets in ((".ptx", ["ptx-import-fuzzer"]),
                                     (".cu", ["launch-plan-fuzzer"]),
                                     (".json", ["json-fuzzer", "task-fuzzer",
-                                               "analysis-report-fuzzer"]),
+                                               "analysis-report-fuzzer",
+                                               "run-result-fuzzer"]),
                                     (".md", ["extract-fuzzer"])):
                 if name.endswith(suffix):
                     for target in targets:

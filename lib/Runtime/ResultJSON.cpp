@@ -539,13 +539,33 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, RunResult &run) {
   return read;
 }
 
+/// JSON has no infinities, but llvm::json reads a number past a double's
+/// range as one (and would write it back as `inf`, which nothing reads):
+/// refused wherever it is, so what is read is what the writer can write.
+static bool finiteNumbers(const json::Value &v, json::Path path) {
+  if (const json::Array *a = v.getAsArray()) {
+    for (auto [i, element] : llvm::enumerate(*a))
+      if (!finiteNumbers(element, path.index(i)))
+        return false;
+  } else if (const json::Object *o = v.getAsObject()) {
+    for (const auto &[key, element] : *o)
+      if (!finiteNumbers(element, path.field(key)))
+        return false;
+  } else if (std::optional<double> d = v.getAsNumber();
+             d && !std::isfinite(*d)) {
+    path.report("expected a finite number");
+    return false;
+  }
+  return true;
+}
+
 Expected<RunResult> ptxbench::runtime::readRunResult(StringRef text) {
   Expected<json::Value> value = ptxbench::parseJSON(text);
   if (!value)
     return value.takeError();
   RunResult run;
   json::Path::Root root("run");
-  if (!fromJSON(*value, run, root))
+  if (!finiteNumbers(*value, root) || !fromJSON(*value, run, root))
     return root.getError();
   return run;
 }

@@ -6,7 +6,7 @@
 // negative or not a number gives none. The reader refuses, at its JSON
 // path, a result no run writes: not an object, workloads not an array, a
 // status word that is no status, a timing that is not a non-negative
-// finite number.
+// finite number, a number past a double's range anywhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -159,10 +159,16 @@ TEST(ResultReadTest, WhatNoRunWritesIsRefusedAtItsPlace) {
                     "\"baseline_time\": {\"median_ms\": \"nan\"}}]}"),
             "expected a non-negative finite number at "
             "run.workloads[0].baseline_time.median_ms");
-  // Past a double: infinite, or no number at all.
-  EXPECT_NE(refusal("{\"workloads\": [{\"status\": \"PASSED\", \"time\": "
+  // A number past a double's range, which llvm::json reads as infinite
+  // and would write back as no JSON, anywhere in the result.
+  EXPECT_EQ(refusal("{\"workloads\": [{\"status\": \"PASSED\", \"time\": "
                     "{\"median_ms\": 1e999}}]}"),
-            "");
+            "expected a finite number at run.workloads[0].time.median_ms");
+  EXPECT_EQ(refusal("{\"workloads\": [{\"status\": \"PASSED\", \"check\": "
+                    "{\"max_abs_err\": -1e999}}]}"),
+            "expected a finite number at run.workloads[0].check.max_abs_err");
+  EXPECT_EQ(refusal("{\"peak_tflops\": 1e400, \"workloads\": []}"),
+            "expected a finite number at run.peak_tflops");
   EXPECT_EQ(refusal("{\"workloads\": [{\"status\": \"PASSED\", \"time\": 2}]}"),
             "expected an object (a timing) at run.workloads[0].time");
   EXPECT_EQ(refusal("{\"workloads\": [{\"status\": \"PASSED\", \"time\": "

@@ -339,8 +339,10 @@ bool fromJSON(const llvm::json::Value &value, RunResult &result,
 bool fromJSON(const llvm::json::Value &value, WorkloadResult &result);
 bool fromJSON(const llvm::json::Value &value, RunResult &result);
 /// A run result's text (a stored run_json, a `ptxbench run --json` file;
-/// anyone may have written it) parsed within JSON limits and read; the
-/// error says where it is not one ("workloads[1].status: ...").
+/// anyone may have written it) parsed within JSON limits and read, with
+/// any number past a double's range refused too (llvm::json reads it as
+/// infinite); the error says where it is not one ("... at
+/// run.workloads[1].status").
 llvm::Expected<RunResult> readRunResult(llvm::StringRef json);
 /// readRunResult without the reason; none also when `json` is empty.
 std::optional<RunResult> parseRunResult(llvm::StringRef json);
