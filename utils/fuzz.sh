@@ -55,7 +55,8 @@ cmake --build "$build" --target ptxbench-fuzzers -j "${PTXBENCH_JOBS:-2}"
 
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(ptx-import-fuzzer task-fuzzer task-import-fuzzer launch-plan-fuzzer openai-wire-fuzzer
-           anthropic-wire-fuzzer sse-fuzzer extract-fuzzer json-fuzzer analysis-report-fuzzer)
+           anthropic-wire-fuzzer sse-fuzzer extract-fuzzer json-fuzzer analysis-report-fuzzer
+           run-result-fuzzer)
 fi
 rm -rf "$build/seeds"
 python3 fuzz/collect-seeds.py "$build/seeds"
