@@ -7,6 +7,7 @@
 
 #include "ptxbench/Support/ChildProcess.h"
 #include "ptxbench/Support/JSON.h"
+#include "ptxbench/Support/TempFile.h"
 #include "ptxbench/Task/Verdict.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -25,35 +26,10 @@ extern char **environ;
 using namespace ptxbench::eval;
 namespace runtime = ptxbench::runtime;
 using llvm::StringRef;
-namespace fs = llvm::sys::fs;
+using ptxbench::support::TempFile;
+using ptxbench::support::TempFolder;
 
 namespace {
-
-/// A temporary file removed on scope exit.
-struct TempFile {
-  llvm::SmallString<128> path;
-  explicit TempFile(StringRef suffix) {
-    if (fs::createTemporaryFile("ptxbench-eval", suffix, path))
-      path.clear();
-  }
-  ~TempFile() {
-    if (!path.empty())
-      fs::remove(path);
-  }
-};
-
-/// A temporary folder removed, with what it holds, on scope exit.
-struct TempFolder {
-  llvm::SmallString<128> path;
-  TempFolder() {
-    if (fs::createUniqueDirectory("ptxbench-eval", path))
-      path.clear();
-  }
-  ~TempFolder() {
-    if (!path.empty())
-      fs::remove_directories(path);
-  }
-};
 
 std::string readFile(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
@@ -87,14 +63,16 @@ ptxbench::eval::resolveGpus(StringRef spec) {
     for (StringRef p : parts)
       gpus.push_back(p.trim().str());
   } else if (auto smi = llvm::sys::findProgramByName("nvidia-smi")) {
-    TempFile out(".txt");
-    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(out.path),
-                                            StringRef("")};
-    if (!out.path.empty() &&
-        llvm::sys::ExecuteAndWait(*smi, {*smi, "-L"}, std::nullopt,
-                                  redirects, /*SecondsToWait=*/30) == 0) {
+    auto out = TempFile::create("eval", "txt");
+    if (!out)
+      llvm::consumeError(out.takeError());
+    std::optional<StringRef> redirects[] = {
+        std::nullopt, StringRef(out ? out->path() : ""), StringRef("")};
+    if (out && llvm::sys::ExecuteAndWait(*smi, {*smi, "-L"}, std::nullopt,
+                                         redirects,
+                                         /*SecondsToWait=*/30) == 0) {
       llvm::SmallVector<StringRef> lines;
-      StringRef(readFile(out.path)).split(lines, '\n', -1, false);
+      StringRef(readFile(out->path())).split(lines, '\n', -1, false);
       for (StringRef line : lines)
         if (line.starts_with("GPU "))
           gpus.push_back(std::to_string(gpus.size()));
@@ -124,10 +102,12 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
   if (!StringRef(solution).ends_with(".cu") &&
       !StringRef(solution).ends_with(".ptx") &&
       !StringRef(solution).ends_with(".py")) {
-    if (copy.path.empty())
+    auto folder = TempFolder::create("eval");
+    if (!folder)
       return finish(runtime::statusName(runtime::Status::HarnessError),
-                    "cannot create a temporary folder");
-    llvm::SmallString<128> path(copy.path);
+                    llvm::toString(folder.takeError()));
+    copy = std::move(*folder);
+    llvm::SmallString<128> path(copy.path());
     llvm::sys::path::append(path, record.sourceName());
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
@@ -137,11 +117,17 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
     os << record.code;
     solution = std::string(path);
   }
-  TempFile json(".json"), log(".log"), compiled(".ptx"), build(".json");
-  if (json.path.empty() || log.path.empty() || compiled.path.empty() ||
-      build.path.empty())
-    return finish(runtime::statusName(runtime::Status::HarnessError),
-                  "cannot create temporary files");
+  auto json = TempFile::create("eval", "json");
+  auto log = TempFile::create("eval", "log");
+  if (!json || !log) {
+    std::string why = json ? "" : llvm::toString(json.takeError());
+    if (!log) {
+      std::string logWhy = llvm::toString(log.takeError());
+      if (why.empty())
+        why = logWhy;
+    }
+    return finish(runtime::statusName(runtime::Status::HarnessError), why);
+  }
 
   std::vector<std::string> args = {
       options.tool,
@@ -149,7 +135,7 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
       "--task=" + options.taskDir,
       "--solution=" + solution,
       "--shapes=" + options.shapes,
-      "--json=" + std::string(json.path),
+      "--json=" + json->path(),
       llvm::formatv("--timeout={0}", options.timeoutSeconds).str(),
       llvm::formatv("--compile-timeout={0}", options.compileTimeoutSeconds)
           .str()};
@@ -166,32 +152,27 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
   // The static stage compiled it already: the run does not compile again
   // (a Triton sample's needs its launch metadata too).
   bool triton = record.language == "py";
+  TempFile compiledFile, buildFile;
   if ((record.language == "cu" || (triton && !options.tritonBuild.empty())) &&
       !options.compiledPtx.empty()) {
-    for (auto [path, text] :
-         {std::pair(StringRef(compiled.path), StringRef(options.compiledPtx)),
-          std::pair(StringRef(build.path), StringRef(options.tritonBuild))}) {
-      if (text.empty())
-        continue;
-      std::error_code ec;
-      llvm::raw_fd_ostream os(path, ec);
-      if (!ec) {
-        os << text;
-        os.close();
-      }
-      if (ec || os.has_error()) {
-        os.clear_error();
+    auto compiled = TempFile::write("eval", "ptx", options.compiledPtx);
+    if (!compiled)
+      return finish(runtime::statusName(runtime::Status::HarnessError),
+                    llvm::toString(compiled.takeError()));
+    compiledFile = std::move(*compiled);
+    args.push_back("--compiled-ptx=" + compiledFile.path());
+    if (triton) {
+      auto build = TempFile::write("eval", "json", options.tritonBuild);
+      if (!build)
         return finish(runtime::statusName(runtime::Status::HarnessError),
-                      "cannot write a temporary file");
-      }
+                      llvm::toString(build.takeError()));
+      buildFile = std::move(*build);
+      args.push_back("--triton-build=" + buildFile.path());
     }
-    args.push_back("--compiled-ptx=" + std::string(compiled.path));
-    if (triton)
-      args.push_back("--triton-build=" + std::string(build.path));
   }
   ptxbench::support::ChildOptions child;
   child.argv = std::move(args);
-  child.outputPath = std::string(log.path);
+  child.outputPath = log->path();
   child.environment.emplace();
   for (char **e = environ; *e; ++e)
     if (!StringRef(*e).starts_with("CUDA_VISIBLE_DEVICES="))
@@ -199,8 +180,8 @@ void ptxbench::eval::runOnGpu(SampleRecord &record,
   if (!options.gpu.empty())
     child.environment->push_back("CUDA_VISIBLE_DEVICES=" + options.gpu);
   auto ended = ptxbench::support::runChild(child, 0);
-  std::string text = readFile(json.path);
-  std::string output = StringRef(readFile(log.path)).trim().str();
+  std::string text = readFile(json->path());
+  std::string output = StringRef(readFile(log->path())).trim().str();
   if (!ended || text.empty()) {
     std::string why = "ptxbench run ";
     why += !ended ? "failed: " + llvm::toString(ended.takeError())
