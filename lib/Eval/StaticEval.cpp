@@ -9,7 +9,7 @@
 
 #include "ptxbench/Dialect/PTX/Transforms/CanonicalForm.h"
 #include "ptxbench/Conversion/ImportPTX.h"
-#include "ptxbench/Eval/ModuleKernels.h"
+#include "ptxbench/Run/ModuleKernels.h"
 #include "ptxbench/Prompt/ExtractCode.h"
 #include "ptxbench/Report/BuildReport.h"
 #include "ptxbench/Runtime/TritonPlan.h"
@@ -220,7 +220,7 @@ bool StaticEvaluator::prepare(SampleRecord &record,
     return false;
   }
   record.canonicalHash = ptx::canonicalHash(*s.module);
-  s.kernels = moduleKernels(*s.module);
+  s.kernels = run::moduleKernels(*s.module);
   return true;
 }
 

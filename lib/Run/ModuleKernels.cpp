@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ptxbench/Eval/ModuleKernels.h"
+#include "ptxbench/Run/ModuleKernels.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -40,7 +40,7 @@ static uint64_t paramBytes(ptx::ParamAttr param) {
 }
 
 std::vector<runtime::ModuleKernel>
-ptxbench::eval::moduleKernels(ptx::ModuleOp module) {
+ptxbench::run::moduleKernels(ptx::ModuleOp module) {
   std::vector<runtime::ModuleKernel> kernels;
   for (ptx::FuncOp func : module.getOps<ptx::FuncOp>()) {
     if (!func.getEntry())

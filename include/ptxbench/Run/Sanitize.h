@@ -1,12 +1,12 @@
-//===- RunSanitize.h - ptxbench run --sanitize ------------------*- C++ -*-===//
+//===- Sanitize.h - Checked trials under compute-sanitizer ------*- C++ -*-===//
 //
 // The submission's checked trials under compute-sanitizer, each tool held
 // to a wall-clock limit.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_TOOLS_PTXBENCH_RUNSANITIZE_H
-#define PTXBENCH_TOOLS_PTXBENCH_RUNSANITIZE_H
+#ifndef PTXBENCH_RUN_SANITIZE_H
+#define PTXBENCH_RUN_SANITIZE_H
 
 #include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Task/Task.h"
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxbench::cli {
+namespace ptxbench::run {
 
 /// Runs the checked trials of the smallest of `workloads` (the worker,
 /// `workerArgv`, with --check-only) under compute-sanitizer's memcheck,
@@ -27,6 +27,6 @@ void sanitize(const runtime::Task &task,
               const std::vector<std::string> &workerArgv,
               double secondsPerTool, runtime::RunResult &run);
 
-} // namespace ptxbench::cli
+} // namespace ptxbench::run
 
-#endif // PTXBENCH_TOOLS_PTXBENCH_RUNSANITIZE_H
+#endif // PTXBENCH_RUN_SANITIZE_H

@@ -1,4 +1,4 @@
-//===- RunSanitize.cpp - ptxbench run --sanitize ---------------------------===//
+//===- Sanitize.cpp - Checked trials under compute-sanitizer --------------===//
 //
 // compute-sanitizer slows a kernel down by one to two orders of magnitude,
 // and a faulting kernel keeps it busy longer: a tool is never waited for
@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RunSanitize.h"
+#include "ptxbench/Run/Sanitize.h"
 
 #include "ptxbench/Runtime/SanitizerLog.h"
 #include "ptxbench/Support/ChildProcess.h"
@@ -39,7 +39,7 @@ std::optional<std::string> findSanitizer() {
 
 } // namespace
 
-void ptxbench::cli::sanitize(const Task &task, ArrayRef<Workload> workloads,
+void ptxbench::run::sanitize(const Task &task, ArrayRef<Workload> workloads,
                              const std::vector<std::string> &workerArgv,
                              double secondsPerTool, RunResult &run) {
   std::optional<std::string> tool = findSanitizer();
