@@ -52,8 +52,8 @@ def workloads(d, causal, bwd):
         held = [w("heldout-b4-s3000-ragged", 4, 3000), w("heldout-b8-s2048", 8, 2048),
                 w("heldout-b32-s512", 32, 512)]
     else:
-        held = [w("heldout-b2-s8192", 2, 8192), w("heldout-b4-s3000-ragged", 4, 3000),
-                w("heldout-b32-s512", 32, 512)]
+        held = [w("heldout-b2-s8192", 2, 8192), w("heldout-b1-s16384", 1, 16384),
+                w("heldout-b4-s3000-ragged", 4, 3000), w("heldout-b32-s512", 32, 512)]
     return {"dev": dev, "heldout": held}
 
 
