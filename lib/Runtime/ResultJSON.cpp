@@ -353,6 +353,53 @@ static CompareStats readCompareStats(const json::Object *c) {
   return s;
 }
 
+/// One family's run-time counts as toJSON writes them: the counts at
+/// least -1 (not counted), the work share a non-negative finite number with
+/// its threshold in [0, 1], both or neither; else refused at its path, so a
+/// stored row cannot be credited by a share or threshold no run writes.
+static bool readFeature(const json::Value &v, FeatureCount &f,
+                        json::Path path) {
+  const json::Object *o = v.getAsObject();
+  std::optional<StringRef> family = o ? o->getString("family") : std::nullopt;
+  if (!family || family->empty()) {
+    path.report("expected an object with its family's name");
+    return false;
+  }
+  f.family = family->str();
+  for (auto [key, out] : {std::pair{"in_code", &f.inCode},
+                          std::pair{"executed", &f.executed}}) {
+    const json::Value *n = o->get(key);
+    if (!n)
+      continue;
+    std::optional<int64_t> count = n->getAsInteger();
+    if (!count || *count < -1) {
+      path.field(key).report("expected a count (-1 when not counted)");
+      return false;
+    }
+    *out = *count;
+  }
+  const json::Value *share = o->get("share"), *threshold = o->get("threshold");
+  if (bool(share) != bool(threshold)) {
+    path.report("expected a share and its threshold together");
+    return false;
+  }
+  if (share) {
+    std::optional<double> s = share->getAsNumber(), t = threshold->getAsNumber();
+    if (!s || !std::isfinite(*s) || *s < 0) {
+      path.field("share").report("expected a non-negative finite number");
+      return false;
+    }
+    if (!t || !(*t >= 0 && *t <= 1)) {
+      path.field("threshold").report("expected a number in [0, 1]");
+      return false;
+    }
+    f.share = *s;
+    f.threshold = *t;
+  }
+  f.withheld = o->getString("withheld").value_or("").str();
+  return true;
+}
+
 bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r,
                                 json::Path path) {
   const json::Object *o = value.getAsObject();
@@ -391,15 +438,19 @@ bool ptxbench::runtime::fromJSON(const json::Value &value, WorkloadResult &r,
     r.check = readCompareStats(c);
     r.checkedTensor = o->getString("checked_tensor").value_or("").str();
   }
-  if (const json::Array *fs = o->getArray("features"))
-    for (const json::Value &fv : *fs)
-      if (const json::Object *f = fv.getAsObject())
-        r.features.push_back({f->getString("family").value_or("").str(),
-                              f->getInteger("in_code").value_or(-1),
-                              f->getInteger("executed").value_or(-1),
-                              f->getNumber("share").value_or(-1),
-                              f->getNumber("threshold").value_or(-1),
-                              f->getString("withheld").value_or("").str()});
+  if (const json::Value *fs = o->get("features")) {
+    const json::Array *a = fs->getAsArray();
+    if (!a) {
+      path.field("features").report("expected an array (one per family)");
+      return false;
+    }
+    for (unsigned i = 0; i < a->size(); ++i) {
+      FeatureCount f;
+      if (!readFeature((*a)[i], f, path.field("features").index(i)))
+        return false;
+      r.features.push_back(std::move(f));
+    }
+  }
   if (const json::Object *w = o->getObject("work")) {
     WorkCounts &c = r.work;
     c.measured = true;

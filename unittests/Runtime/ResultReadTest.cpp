@@ -190,4 +190,46 @@ TEST(ResultReadTest, WhatNoRunWritesIsRefusedAtItsPlace) {
   EXPECT_FALSE(parseRunResult("{\"workloads\": 3}"));
 }
 
+// A family's counts are what the writer gives them: a stored row cannot be
+// credited by a threshold above 1 or none, nor by a share that is negative
+// or stands without its threshold (thresholds are a task's credit, [0, 1]).
+TEST(ResultReadTest, AFamilysShareAndThresholdAreWhatARunWrites) {
+  RunResult run;
+  run.workloads = {timed()};
+  run.workloads[0].features = {{"wgmma", 12, 4096, 0.97, 0.9, ""},
+                               {"tma", 0, -1, -1, -1, ""}};
+  llvm::Expected<RunResult> read = readRunResult(written(run));
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  ASSERT_EQ(read->workloads[0].features.size(), 2u);
+  EXPECT_DOUBLE_EQ(read->workloads[0].features[0].share, 0.97);
+  EXPECT_DOUBLE_EQ(read->workloads[0].features[0].threshold, 0.9);
+  EXPECT_EQ(featureVerdict(read->workloads[0].features[0]), "used");
+  EXPECT_EQ(read->workloads[0].features[1].executed, -1);
+  auto feature = [](llvm::StringRef body) {
+    return refusal(("{\"workloads\": [{\"status\": \"PASSED\", "
+                    "\"features\": [" + body + "]}]}").str());
+  };
+  EXPECT_EQ(feature("{\"family\": \"wgmma\", \"executed\": 9, \"share\": "
+                    "0.95, \"threshold\": 2}"),
+            "expected a number in [0, 1] at "
+            "run.workloads[0].features[0].threshold");
+  EXPECT_EQ(feature("{\"family\": \"wgmma\", \"share\": -0.5, "
+                    "\"threshold\": 0.9}"),
+            "expected a non-negative finite number at "
+            "run.workloads[0].features[0].share");
+  EXPECT_EQ(feature("{\"family\": \"wgmma\", \"share\": 0.95}"),
+            "expected a share and its threshold together at "
+            "run.workloads[0].features[0]");
+  EXPECT_EQ(feature("{\"family\": \"tma\"}, {\"in_code\": 3}"),
+            "expected an object with its family's name at "
+            "run.workloads[0].features[1]");
+  EXPECT_EQ(feature("{\"family\": \"tma\", \"executed\": -7}"),
+            "expected a count (-1 when not counted) at "
+            "run.workloads[0].features[0].executed");
+  EXPECT_EQ(refusal("{\"workloads\": [{\"status\": \"PASSED\", "
+                    "\"features\": {\"wgmma\": 1}}]}"),
+            "expected an array (one per family) at "
+            "run.workloads[0].features");
+}
+
 } // namespace
