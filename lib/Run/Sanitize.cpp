@@ -12,6 +12,7 @@
 
 #include "ptxbench/Runtime/SanitizerLog.h"
 #include "ptxbench/Support/ChildProcess.h"
+#include "ptxbench/Support/TempFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -65,9 +66,9 @@ void ptxbench::run::sanitize(const Task &task, ArrayRef<Workload> workloads,
     return;
   run.sanitizedWorkload = smallest->name;
   for (StringRef name : {"memcheck", "racecheck", "synccheck"}) {
-    SmallString<128> log;
-    if (sys::fs::createTemporaryFile("ptxbench-sanitizer", "log", log)) {
-      run.sanitizerNote = "cannot create a temporary file";
+    auto log = support::TempFile::create("sanitizer", "log");
+    if (!log) {
+      run.sanitizerNote = toString(log.takeError());
       return;
     }
     // Every CUDA API call is the harness's own (the submission makes none);
@@ -89,7 +90,7 @@ void ptxbench::run::sanitize(const Task &task, ArrayRef<Workload> workloads,
     args.push_back("--result-fd=1");
     ptxbench::support::ChildOptions child;
     child.argv = std::move(args);
-    child.outputPath = log.str().str();
+    child.outputPath = log->path();
     child.ownGroup = true;
     // The tool injects itself into the worker it starts and talks to it;
     // that has not been seen to work inside the worker's sandbox, so the
@@ -102,7 +103,7 @@ void ptxbench::run::sanitize(const Task &task, ArrayRef<Workload> workloads,
     child.environment->push_back("PTXBENCH_WORKER_SANDBOX=off");
     auto finished = ptxbench::support::runChild(child, secondsPerTool);
     SanitizerReport report;
-    if (auto text = MemoryBuffer::getFile(log))
+    if (auto text = MemoryBuffer::getFile(log->path()))
       report = readSanitizerLog(name, (*text)->getBuffer());
     else
       report.tool = name.str();
@@ -119,7 +120,6 @@ void ptxbench::run::sanitize(const Task &task, ArrayRef<Workload> workloads,
                   name, format("%g", secondsPerTool))
               .str() +
           report.head;
-    sys::fs::remove(log);
     run.sanitizer.push_back(std::move(report));
   }
 }
