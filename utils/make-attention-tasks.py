@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the task.json of every attention task (mha_fwd_lse_*, mha_bwd_*).
+"""Writes the task.json of every attention task (mha_fwd_lse_*, mha_bwd_*, mha_fwd_fp8_*).
 
 The attention tasks differ only in head dimension, causality and direction,
 so they are generated from one description here instead of kept by hand in
 a dozen near-identical files; the D = 96 variants are the families' held-out
-variants. Run it after editing; test/tasks checks that the
+variants. The fp8 forward (mha_fwd_fp8_h32_*) has e4m3 Q, K, V with
+per-tensor descales and a Python reference (tasks/mha_fwd_fp8/reference.py). Run it after editing; test/tasks checks that the
 committed files are current.
 
 Usage: utils/make-attention-tasks.py [--check] [TASKS_DIR]
@@ -35,6 +36,8 @@ KERNELS_ONLY = ("Kernels only: the harness allocates every tensor and launches "
 
 FEATURES = {"sm_90a": ["wgmma", "tma", "mbarrier_tx"],
             "sm_100a": ["tcgen05", "tmem", "tma", "mbarrier_tx"]}
+FP8_O_ATOL, FP8_O_RTOL, FP8_LSE_ATOL, FP8_LSE_RTOL, FP8_REL_L2 = 0.15, 0.05, 0.005, 0.001, 0.08
+FP8_BASELINE = "none"
 ENCOURAGED = {"sm_90a": ["setmaxnreg", "cluster_barrier"],
               "sm_100a": ["cluster_barrier"]}
 
@@ -136,12 +139,97 @@ def backward(d, causal, heldout=False):
         "timing": TIMING}
 
 
+FP8_ABI = (
+    "Q, K and V are fp8 e4m3 (OCP E4M3: 1 sign, 4 exponent, 3 mantissa bits, "
+    "bias 7, max 448, no infinities) with per-tensor fp32 descale factors "
+    "q_scale, k_scale and v_scale, each in a one-element tensor: the real value "
+    "of a tensor is its e4m3 value times its scale, as FP8 serving stacks "
+    "quantize attention. With s[i,j] = q_scale * k_scale * Q[b,h,i,:].K[b,h,j,:] "
+    "/ sqrt(D): O[b,h,i,:] = v_scale * sum_j softmax(s[i,:])_j V[b,h,j,:] and "
+    "LSE[b,h,i] = log(sum_j exp(s[i,j])) (natural log, of the descaled and "
+    "scaled scores). Tensors are row-major [B, H, S, D] (batch, head, sequence "
+    "position, head dimension), LSE is [B, H, S]. Kernel arguments, in order: "
+    "Q, K, V e4m3 [B, H, S, D], q_scale, k_scale, v_scale f32 [1], O bf16 "
+    "[B, H, S, D] (output), LSE f32 [B, H, S] (output).")
+FP8_IDIOM = (
+    "Accumulate the scores, the row sums and O in fp32 registers. fp8 tensor "
+    "cores take both operands K-major: Q K^T is (Q and K rows are contiguous "
+    "along D), but in P V the reduction runs over keys and a V tile [keys, D] "
+    "is MN-major for it, so transpose each V tile into [D, keys] in shared "
+    "memory (or load it transposed) before the second MMA. P is converted to "
+    "e4m3 for that MMA: multiply it by a power of two first (P * 256: P <= 1, "
+    "so small probabilities keep their mantissa bits instead of falling into "
+    "e4m3's subnormals) and divide the factor out with v_scale and the fp32 row "
+    "sum at the end. The tolerance admits P rounded to e4m3 (3 mantissa bits).")
+FP8_SM90 = (
+    "On sm_90a use TMA (cp.async.bulk.tensor, e4m3 maps as 1-byte elements) for "
+    "Q, K and V on transaction-count mbarriers and wgmma with .e4m3 inputs (k32 "
+    "per instruction) from shared-memory descriptors for both matrix products "
+    "(FlashAttention-3's fp8 forward: online softmax in registers, producer warp "
+    "with setmaxnreg, consumer warpgroups; P may stay in registers as the A "
+    "operand after a byte permutation into the e4m3 A-fragment layout); on "
+    "sm_100a use tcgen05.mma (.kind::f8f6f4) with tensor memory, TMA and "
+    "mbarriers.")
+
+
+def fp8_forward(d, causal, heldout=False):
+    name = f"mha_fwd_fp8_h32_d{d}" + ("_causal" if causal else "")
+    desc = (f"fp8 (e4m3) multi-head attention forward with the log-sum-exp: O = "
+            f"softmax(s) V and LSE for H = 32 heads of head dimension D = {d}, B and S "
+            f"varying per workload (self-attention: queries and keys have the same "
+            f"length S). " + FP8_ABI + " " +
+            CAUSAL.format(causal="Causal" if causal else "Not causal", c=int(causal)) +
+            " " + FP8_IDIOM + " " + KERNELS_ONLY + " " + FP8_SM90)
+    flops = "2*B*H*S*S*D" if causal else "4*B*H*S*S*D"
+    bhsd = ["B", "H", "S", "D"]
+    # e4m3 values of std 16 (up to about 90: inside e4m3's range, few in
+    # its subnormals) and descales that put the real values' std between
+    # 0.64 and 1.28, as quantized activations have.
+    fp8_init = {"dist": "normal", "mean": 0, "std": 16}
+    scale_init = {"dist": "uniform", "low": 0.04, "high": 0.08}
+
+    def w(wname, b, s):
+        return {"name": wname, "B": b, "H": 32, "S": s, "D": d, "CAUSAL": int(causal)}
+    return name, {
+        "name": name, **variant("mha_fwd_fp8", heldout), "description": desc,
+        "params": ["B", "H", "S", "D", "CAUSAL"],
+        "tensors": [{"name": n, "dtype": "e4m3", "shape": bhsd, "role": "input",
+                     "init": dict(fp8_init)} for n in ("Q", "K", "V")] +
+                   [{"name": n, "dtype": "f32", "shape": ["1"], "role": "input",
+                     "init": dict(scale_init)} for n in ("q_scale", "k_scale", "v_scale")] + [
+            {"name": "O", "dtype": "bf16", "shape": bhsd, "role": "output"},
+            {"name": "LSE", "dtype": "f32", "shape": ["B", "H", "S"], "role": "output"}],
+        "workloads": {
+            "dev": [w("dev-b4-s4096", 4, 4096), w("dev-b16-s1024", 16, 1024)],
+            "heldout": [w("heldout-b2-s8192", 2, 8192), w("heldout-b1-s16384", 1, 16384),
+                        w("heldout-b4-s3000-ragged", 4, 3000), w("heldout-b32-s512", 32, 512)]},
+        # From utils/fp8-attention-error.py (tasks/mha_fwd_fp8/README.md):
+        # a kernel with P rounded to e4m3 and Hopper's fp8 accumulation is
+        # up to 0.066 from the reference in O (D = 256, causal), 0.027 in
+        # relative L2 (flat scores) and 1.5e-3 in LSE; the bounds are 2.3x,
+        # 3x and 10x that.
+        "check": {"tolerance": {"bf16": {"atol": FP8_O_ATOL, "rtol": FP8_O_RTOL},
+                                "f32": {"atol": FP8_LSE_ATOL, "rtol": FP8_LSE_RTOL}},
+                  "rel_l2": FP8_REL_L2, "trials": 2},
+        "flops": flops,
+        "bytes": "5*B*H*S*D + 4*B*H*S + 12",
+        "reference": "python",
+        "python": {"module": "../mha_fwd_fp8/reference.py", "entry": "run",
+                   "precision": "f32"},
+        "baseline": FP8_BASELINE,
+        "features": FEATURES, "encouraged": ENCOURAGED, "accumulate": "f32",
+        "timing": TIMING}
+
+
 # D = 96 is held out in both directions: no development task has it.
 TASKS = [forward(128, False), forward(128, True), forward(64, False), forward(64, True),
          forward(256, False), forward(256, True),
          forward(96, False, heldout=True), forward(96, True, heldout=True),
          backward(128, False), backward(128, True), backward(64, False),
-         backward(96, True, heldout=True)]
+         backward(96, True, heldout=True),
+         fp8_forward(128, False), fp8_forward(128, True), fp8_forward(64, False),
+         fp8_forward(256, False), fp8_forward(256, True),
+         fp8_forward(96, False, heldout=True), fp8_forward(96, True, heldout=True)]
 
 
 def main():

@@ -105,6 +105,27 @@ def gemm_fp8_blockscale(x, p, c):
     return {"c": out}
 
 
+def mha_fwd_fp8(x, p, c):
+    B, H, S, D, causal = (p[k] for k in ("B", "H", "S", "D", "CAUSAL"))
+    q, k, v = x["Q"], x["K"], x["V"]
+    sq, sk, sv = (float(x[n].reshape(-1)[0]) for n in ("q_scale", "k_scale", "v_scale"))
+    o = np.zeros((B, H, S, D))
+    lse = np.zeros((B, H, S))
+    for b in range(B):
+        for h in range(H):
+            for i in range(S):
+                keys = i + 1 if causal else S
+                # Real values first (e4m3 value times its descale), then the
+                # scores of the textbook formula.
+                s = np.array([np.dot(q[b, h, i] * sq, k[b, h, j] * sk) for j in range(keys)])
+                s /= math.sqrt(D)
+                m = s.max()
+                w = np.exp(s - m)
+                lse[b, h, i] = m + math.log(w.sum())
+                o[b, h, i] = (w @ (v[b, h, :keys] * sv)) / w.sum()
+    return {"O": o, "LSE": lse}
+
+
 def mla_paged_decode(x, p, c):
     B, L, H, PS = p["B"], p["L"], p["H"], p["PS"]
     scale = c["sm_scale"]
@@ -135,7 +156,7 @@ def rmsnorm(x, p, c):
 
 FAMILIES = {"rmsnorm": rmsnorm, "gqa_paged_decode": gqa_paged_decode, "gdn_decode": gdn_decode,
             "gdn_mtp": gdn_decode, "gemm_fp8_blockscale": gemm_fp8_blockscale,
-            "mla_paged_decode": mla_paged_decode}
+            "mla_paged_decode": mla_paged_decode, "mha_fwd_fp8": mha_fwd_fp8}
 
 
 def family_of(task):
