@@ -7,6 +7,7 @@
 
 #include "ptxbench/Support/ChildProcess.h"
 #include "ptxbench/Support/JSON.h"
+#include "ptxbench/Support/RunTool.h"
 #include "ptxbench/Support/TempFile.h"
 #include "ptxbench/Task/Verdict.h"
 
@@ -23,6 +24,7 @@
 
 extern char **environ;
 
+using namespace ptxbench;
 using namespace ptxbench::eval;
 namespace runtime = ptxbench::runtime;
 using llvm::StringRef;
@@ -63,16 +65,13 @@ ptxbench::eval::resolveGpus(StringRef spec) {
     for (StringRef p : parts)
       gpus.push_back(p.trim().str());
   } else if (auto smi = llvm::sys::findProgramByName("nvidia-smi")) {
-    auto out = TempFile::create("eval", "txt");
+    auto out = support::runTool({*smi, "-L"}, /*seconds=*/30,
+                                support::ToolStreams::StdoutOnly);
     if (!out)
       llvm::consumeError(out.takeError());
-    std::optional<StringRef> redirects[] = {
-        std::nullopt, StringRef(out ? out->path() : ""), StringRef("")};
-    if (out && llvm::sys::ExecuteAndWait(*smi, {*smi, "-L"}, std::nullopt,
-                                         redirects,
-                                         /*SecondsToWait=*/30) == 0) {
+    else if (out->succeeded()) {
       llvm::SmallVector<StringRef> lines;
-      StringRef(readFile(out->path())).split(lines, '\n', -1, false);
+      StringRef(out->text).split(lines, '\n', -1, false);
       for (StringRef line : lines)
         if (line.starts_with("GPU "))
           gpus.push_back(std::to_string(gpus.size()));

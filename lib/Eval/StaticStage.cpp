@@ -15,10 +15,10 @@
 #include "ptxbench/Runtime/PlanCheck.h"
 #include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Support/ChildProcess.h"
+#include "ptxbench/Support/TempFile.h"
 #include "ptxbench/Task/LaunchPlan.h"
 #include "ptxbench/Task/Task.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -152,21 +152,18 @@ ptxbench::eval::runStaticStageContained(const StaticRequest &request,
                                         const StaticLimits &limits) {
   if (limits.helper.empty())
     return runStaticStage(request);
-  llvm::SmallString<128> input, output;
-  if (llvm::sys::fs::createTemporaryFile("ptxbench-sample", "json", input) ||
-      llvm::sys::fs::createTemporaryFile("ptxbench-outcome", "json", output))
-    return crashed(request, "cannot create a temporary file for the "
-                            "sample's static analysis");
-  llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(input);
-    llvm::sys::fs::remove(output);
-  });
-  if (llvm::Error e = writeJSON(input, toJSON(request)))
+  auto input = support::TempFile::create("sample", "json");
+  if (!input)
+    return crashed(request, toString(input.takeError()));
+  auto output = support::TempFile::create("outcome", "json");
+  if (!output)
+    return crashed(request, toString(output.takeError()));
+  if (llvm::Error e = writeJSON(input->path(), toJSON(request)))
     return crashed(request, toString(std::move(e)));
   support::ChildOptions child;
   child.argv = {limits.helper, "analyze-sample",
                 "--memory-mb=" + std::to_string(limits.memoryMB),
-                input.str().str(), output.str().str()};
+                input->path(), output->path()};
   auto finished = support::runChild(child, limits.seconds);
   if (!finished)
     return crashed(request, toString(finished.takeError()));
@@ -185,7 +182,7 @@ ptxbench::eval::runStaticStageContained(const StaticRequest &request,
                                  "--analysis-memory-mb)",
                                  name, finished->describe(), limits.memoryMB)
                        .str());
-  auto outcome = readJSON<StaticOutcome>(output);
+  auto outcome = readJSON<StaticOutcome>(output->path());
   if (!outcome)
     return crashed(request, "the static analysis of " + name +
                                 " left no readable result: " +

@@ -20,6 +20,7 @@
 #include "ptxbench/ISA/ISA.h"
 #include "ptxbench/Runtime/Result.h"
 #include "ptxbench/Support/HostPaths.h"
+#include "ptxbench/Support/RunTool.h"
 #include "ptxbench/Support/Sandbox.h"
 #include "ptxbench/Task/LaunchPlan.h"
 #include "ptxbench/Task/Task.h"
@@ -262,28 +263,26 @@ llvm::json::Object ptxbench::eval::toolchainVersions() {
   llvm::json::Object versions{{"llvm", LLVM_VERSION_STRING}};
   if (std::string nvrtc = toolchain::nvrtcVersion(); !nvrtc.empty())
     versions["nvrtc"] = nvrtc;
-  if (std::optional<std::string> ptxas = toolchain::findPtxas()) {
-    llvm::SmallString<128> out;
-    if (!llvm::sys::fs::createTemporaryFile("ptxbench-ptxas", "txt", out)) {
-      std::optional<StringRef> redirects[] = {StringRef(""), StringRef(out),
-                                              StringRef("")};
-      if (llvm::sys::ExecuteAndWait(*ptxas, {*ptxas, "--version"},
-                                    std::nullopt, redirects,
-                                    /*SecondsToWait=*/30) == 0)
-        if (auto buffer = llvm::MemoryBuffer::getFile(out)) {
-          // "Cuda compilation tools, release 13.0, V13.0.88" (the line
-          // before "Build cuda_13.0.r13.0/compiler...").
-          llvm::SmallVector<StringRef> lines;
-          (*buffer)->getBuffer().split(lines, '\n', -1, false);
-          for (StringRef line : lines)
-            if (line.contains("release"))
-              versions["ptxas"] = line.trim().str();
-          if (!versions.get("ptxas") && !lines.empty())
-            versions["ptxas"] = lines.back().trim().str();
-        }
-      llvm::sys::fs::remove(out);
-    }
+  std::optional<std::string> ptxas = toolchain::findPtxas();
+  if (!ptxas)
+    return versions;
+  auto out = support::runTool({*ptxas, "--version"}, /*seconds=*/30,
+                              support::ToolStreams::StdoutOnly);
+  if (!out) {
+    llvm::consumeError(out.takeError());
+    return versions;
   }
+  if (!out->succeeded())
+    return versions;
+  // "Cuda compilation tools, release 13.0, V13.0.88" (the line before
+  // "Build cuda_13.0.r13.0/compiler...").
+  llvm::SmallVector<StringRef> lines;
+  StringRef(out->text).split(lines, '\n', -1, false);
+  for (StringRef line : lines)
+    if (line.contains("release"))
+      versions["ptxas"] = line.trim().str();
+  if (!versions.get("ptxas") && !lines.empty())
+    versions["ptxas"] = lines.back().trim().str();
   return versions;
 }
 

@@ -17,8 +17,8 @@
 #include "ptxbench/Support/JSON.h"
 #include "ptxbench/Support/Python.h"
 #include "ptxbench/Support/Sandbox.h"
+#include "ptxbench/Support/TempFile.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -108,15 +108,12 @@ llvm::Expected<PythonReferenceOutputs> ptxbench::reference::runPythonReference(
   if ((*module)->getBufferSize() > runtime::kMaxModuleBytes)
     return llvm::createStringError("the reference module " + ref.module +
                                    " is over 1 MiB");
-  llvm::SmallString<128> workdir;
-  std::string prefix = "ptxbench-reference";
-  if (!options.tempDir.empty())
-    prefix = inFolder(options.tempDir, prefix);
-  if (llvm::sys::fs::createUniqueDirectory(prefix, workdir))
+  auto folder = support::TempFolder::create("reference", options.tempDir);
+  if (!folder)
     return llvm::createStringError(
-        "cannot create a temporary folder for the reference");
-  llvm::scope_exit cleanup(
-      [&] { llvm::sys::fs::remove_directories(workdir, true); });
+        "cannot create a temporary folder for the reference: " +
+        llvm::toString(folder.takeError()));
+  StringRef workdir = folder->path();
   std::string modulePath = inFolder(workdir, "reference.py");
   if (llvm::Error e = writeFile(modulePath, (*module)->getBuffer()))
     return std::move(e);
@@ -181,7 +178,7 @@ llvm::Expected<PythonReferenceOutputs> ptxbench::reference::runPythonReference(
   unsigned cpuSeconds = unsigned(options.seconds) + 1;
   child.argv = {options.helper,
                 "reference-child",
-                "--workdir=" + workdir.str().str(),
+                "--workdir=" + workdir.str(),
                 "--python=" + python->executable,
                 "--driver=" + driver,
                 "--device=" + deviceName(options.device).str(),

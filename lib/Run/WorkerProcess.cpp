@@ -12,8 +12,8 @@
 #include "ptxbench/Reference/PythonReference.h"
 #include "ptxbench/Reference/ReferenceServer.h"
 #include "ptxbench/Runtime/TritonPlan.h"
+#include "ptxbench/Support/TempFile.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,20 +36,17 @@ int run::runWorkerProcess(const Task &task, StringRef taskPath,
   }
   // A Python reference: its folder made and its server started now; the
   // server stays outside the worker's sandbox.
-  SmallString<128> referenceDir;
-  llvm::scope_exit removeReferenceDir([&] {
-    if (!referenceDir.empty())
-      sys::fs::remove_directories(referenceDir, true);
-  });
+  support::TempFolder referenceDir;
   if (task.python) {
     reference::PythonReferenceOptions ref;
     ref.helper = helper.str();
     ref.device = reference::Device::CUDA;
-    if (sys::fs::createUniqueDirectory("ptxbench-worker-reference",
-                                       referenceDir))
-      referenceDir.clear();
-    else
-      ref.tempDir = referenceDir.str().str();
+    if (auto folder = support::TempFolder::create("worker-reference")) {
+      referenceDir = std::move(*folder);
+      ref.tempDir = referenceDir.path();
+    } else {
+      consumeError(folder.takeError());
+    }
     // Without a server the reference's operator says so per workload.
     if (auto server = reference::ReferenceServer::start(task, ref))
       options.referenceServer = std::move(*server);

@@ -135,7 +135,10 @@ ChildProcess::spawn(const ChildOptions &options) {
                                      O_WRONLY | O_CREAT | O_TRUNC, 0600);
   else
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  if (options.discardStderr)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  else
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
   // dup2 clears close-on-exec, so the passed descriptors survive exec.
   for (auto [from, to] : options.passFds)
     posix_spawn_file_actions_adddup2(&actions, from, to);

@@ -8,7 +8,8 @@
 
 #include "ptxbench/Support/Python.h"
 
-#include "llvm/ADT/ScopeExit.h"
+#include "ptxbench/Support/RunTool.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -51,22 +52,15 @@ ptxbench::support::resolvePython(StringRef given, StringRef purpose) {
   std::lock_guard<std::mutex> guard(lock);
   if (auto it = resolved.find(path); it != resolved.end())
     return it->second;
-  llvm::SmallString<128> out;
-  if (llvm::sys::fs::createTemporaryFile("ptxbench-python", "txt", out))
-    return llvm::createStringError("cannot create a temporary file");
-  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove(out); });
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(out),
-                                          StringRef("")};
-  int rc = llvm::sys::ExecuteAndWait(
-      path,
+  auto out = runTool(
       {path, "-E", "-B", "-c",
        "import sys; print(sys.executable); print('\\n'.join(sys.path))"},
-      std::nullopt, redirects, /*SecondsToWait=*/60);
-  auto text = llvm::MemoryBuffer::getFile(out);
+      /*seconds=*/60, ToolStreams::StdoutOnly);
+  if (!out)
+    return out.takeError();
   llvm::SmallVector<StringRef> lines;
-  if (text)
-    (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
-  if (rc != 0 || lines.empty() ||
+  StringRef(out->text).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  if (!out->succeeded() || lines.empty() ||
       !llvm::sys::fs::can_execute(lines.front().trim()))
     return llvm::createStringError("'" + path +
                                    "' does not say which interpreter it "

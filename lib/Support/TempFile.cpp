@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -65,10 +66,11 @@ TempFile::~TempFile() {
     sys::fs::remove(path_);
 }
 
-Expected<TempFolder> TempFolder::create(StringRef what) {
+Expected<TempFolder> TempFolder::create(StringRef what, StringRef parent) {
+  SmallString<128> prefix(parent);
+  sys::path::append(prefix, "ptxbench-" + what);
   SmallString<128> path;
-  if (std::error_code ec =
-          sys::fs::createUniqueDirectory("ptxbench-" + what.str(), path))
+  if (std::error_code ec = sys::fs::createUniqueDirectory(prefix, path))
     return createStringError(ec, "cannot create a temporary folder: " +
                                      ec.message());
   return TempFolder(path.str().str());

@@ -9,14 +9,15 @@
 
 #include "ptxbench/Toolchain/Assembler.h"
 
-#include "llvm/ADT/ScopeExit.h"
+#include "ptxbench/Support/RunTool.h"
+#include "ptxbench/Support/TempFile.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <chrono>
 
 #ifdef PTXBENCH_HAVE_NVJITLINK
 #include <nvJitLink.h>
@@ -24,6 +25,7 @@
 #include <cstring>
 #endif
 
+using namespace ptxbench;
 using namespace ptxbench::toolchain;
 using llvm::StringRef;
 
@@ -46,46 +48,38 @@ AssembledModule assembleWithPtxas(StringRef ptxas, StringRef ptx,
                                   StringRef arch, unsigned seconds = 300) {
   AssembledModule result;
   result.assembler = "ptxas";
-  llvm::SmallString<128> input, cubin, log;
-  for (auto [path, suffix] : {std::pair{&input, "ptx"}, {&cubin, "cubin"},
-                              {&log, "log"}})
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("ptxbench", suffix, *path)) {
-      result.errorLog = "cannot create a temporary file: " + ec.message();
-      return result;
-    }
-  llvm::scope_exit cleanup([&] {
-    for (StringRef path : {StringRef(input), StringRef(cubin), StringRef(log)})
-      llvm::sys::fs::remove(path);
-  });
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input, ec);
-    if (ec) {
-      result.errorLog = "cannot write " + input.str().str();
-      return result;
-    }
-    os << ptx;
+  auto input = support::TempFile::write("ptxas", "ptx", ptx);
+  if (!input) {
+    result.errorLog = llvm::toString(input.takeError());
+    return result;
   }
-  std::string archOption = "-arch=" + arch.str();
-  StringRef args[] = {ptxas, archOption, "-v", input, "-o", cubin};
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
-                                          StringRef(log)};
-  std::string error;
-  auto start = std::chrono::steady_clock::now();
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
-                                     seconds, 0, &error);
-  result.timedOut =
-      rc < 0 && std::chrono::steady_clock::now() - start >=
-                    std::chrono::seconds(seconds);
-  if (auto text = llvm::MemoryBuffer::getFile(log))
-    (rc == 0 ? result.infoLog : result.errorLog) = (*text)->getBuffer().str();
-  if (rc != 0) {
-    if (result.errorLog.empty())
-      result.errorLog = "ptxas failed: " + error;
-  } else if (auto bytes = llvm::MemoryBuffer::getFile(cubin)) {
-    result.cubin.assign((*bytes)->getBufferStart(), (*bytes)->getBufferEnd());
-    result.ok = true;
+  auto cubin = support::TempFile::create("ptxas", "cubin");
+  if (!cubin) {
+    result.errorLog = llvm::toString(cubin.takeError());
+    return result;
+  }
+  auto out = support::runTool({ptxas.str(), "-arch=" + arch.str(), "-v",
+                               input->path(), "-o", cubin->path()},
+                              seconds);
+  if (!out) {
+    result.errorLog = "ptxas did not run: " + llvm::toString(out.takeError());
+    return result;
+  }
+  result.timedOut = out->exit.timedOut;
+  if (out->succeeded()) {
+    result.infoLog = out->text;
+    if (auto bytes = llvm::MemoryBuffer::getFile(cubin->path(),
+                                                 /*IsText=*/false)) {
+      result.cubin.assign((*bytes)->getBufferStart(),
+                          (*bytes)->getBufferEnd());
+      result.ok = true;
+    } else {
+      result.errorLog = "ptxas wrote no cubin";
+    }
+  } else {
+    result.errorLog = out->text.empty()
+                          ? "ptxas failed: " + out->exit.describe()
+                          : out->text;
   }
   result.log = parsePtxasLog(result.infoLog + "\n" + result.errorLog);
   return result;

@@ -16,8 +16,8 @@
 
 #include "ptxbench/Support/ChildProcess.h"
 #include "ptxbench/Support/Sandbox.h"
+#include "ptxbench/Support/TempFile.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -104,24 +104,17 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
     return result;
   }
   noteSandboxFallbackOnce(*mode, llvm::errs());
-  llvm::SmallString<128> input, output;
-  if (llvm::sys::fs::createTemporaryFile("ptxbench-compile", "cu", input) ||
-      llvm::sys::fs::createTemporaryFile("ptxbench-compile", "json", output)) {
-    result.log = "cannot create a temporary file for the compiler";
+  auto input = support::TempFile::write("compile", "cu", source);
+  if (!input) {
+    result.log = "cannot write the compiler's input file: " +
+                 llvm::toString(input.takeError());
     return result;
   }
-  llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(input);
-    llvm::sys::fs::remove(output);
-  });
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input, ec);
-    if (ec) {
-      result.log = "cannot write the compiler's input file: " + ec.message();
-      return result;
-    }
-    os << source;
+  auto output = support::TempFile::create("compile", "json");
+  if (!output) {
+    result.log = "cannot make the compiler's result file: " +
+                 llvm::toString(output.takeError());
+    return result;
   }
   std::vector<std::string> args = {limits.helper,
                                    "compile-cuda",
@@ -129,8 +122,8 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
                                    "--name=" + name.str(),
                                    "--memory-mb=" +
                                        std::to_string(limits.memoryMB),
-                                   input.str().str(),
-                                   output.str().str()};
+                                   input->path(),
+                                   output->path()};
   // The child's stdout and stderr are not the caller's business (a crash
   // report would otherwise reach the terminal).
   support::ChildOptions child;
@@ -150,7 +143,7 @@ CompiledSource ptxbench::toolchain::compileCUDA(StringRef source,
                      .str();
     return result;
   }
-  auto text = llvm::MemoryBuffer::getFile(output);
+  auto text = llvm::MemoryBuffer::getFile(output->path());
   std::optional<llvm::json::Value> value;
   if (text && (*text)->getBufferSize()) {
     auto parsed = llvm::json::parse((*text)->getBuffer());

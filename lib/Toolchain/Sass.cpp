@@ -8,11 +8,12 @@
 
 #include "ptxbench/Toolchain/Sass.h"
 
-#include "llvm/ADT/ScopeExit.h"
+#include "ptxbench/Support/RunTool.h"
+#include "ptxbench/Support/TempFile.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -63,22 +64,17 @@ std::optional<std::string> ptxbench::toolchain::findNvdisasm() {
   auto python = llvm::sys::findProgramByName("python3");
   if (!python)
     return std::nullopt;
-  llvm::SmallString<128> out;
-  if (llvm::sys::fs::createTemporaryFile("ptxbench-purelib", "txt", out))
+  auto out = support::runTool(
+      {*python, "-c",
+       "import sysconfig; print(sysconfig.get_paths()['purelib'])"},
+      /*seconds=*/10, support::ToolStreams::StdoutOnly);
+  if (!out) {
+    llvm::consumeError(out.takeError());
     return std::nullopt;
-  std::string outPath(out);
-  StringRef args[] = {
-      *python, "-c",
-      "import sysconfig; print(sysconfig.get_paths()['purelib'])"};
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(outPath),
-                                          StringRef("")};
-  int rc =
-      llvm::sys::ExecuteAndWait(*python, args, std::nullopt, redirects, 10);
-  auto text = llvm::MemoryBuffer::getFile(outPath);
-  llvm::sys::fs::remove(outPath);
-  if (rc != 0 || !text)
+  }
+  if (!out->succeeded())
     return std::nullopt;
-  StringRef purelib = (*text)->getBuffer().trim();
+  StringRef purelib = StringRef(out->text).trim();
   for (StringRef cuda : {"cu13", "cu12"}) {
     llvm::SmallString<256> path(purelib);
     llvm::sys::path::append(path, "nvidia", cuda, "bin", "nvdisasm");
@@ -91,37 +87,19 @@ std::optional<std::string> ptxbench::toolchain::findNvdisasm() {
 llvm::Expected<SassListing>
 ptxbench::toolchain::disassemble(llvm::ArrayRef<char> cubin,
                                  StringRef nvdisasm) {
-  llvm::SmallString<128> input, output;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("ptxbench", "cubin", input))
-    return llvm::errorCodeToError(ec);
-  if (auto ec =
-          llvm::sys::fs::createTemporaryFile("ptxbench", "sass", output)) {
-    llvm::sys::fs::remove(input);
-    return llvm::errorCodeToError(ec);
-  }
-  llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(input);
-    llvm::sys::fs::remove(output);
-  });
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input, ec);
-    if (ec)
-      return llvm::errorCodeToError(ec);
-    os.write(cubin.data(), cubin.size());
-  }
-  std::string errorMessage;
-  StringRef args[] = {nvdisasm, "-c", input};
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(output),
-                                          StringRef(output)};
-  int rc = llvm::sys::ExecuteAndWait(nvdisasm, args, std::nullopt, redirects,
-                                     /*SecondsToWait=*/60, 0, &errorMessage);
-  auto text = llvm::MemoryBuffer::getFile(output);
-  if (rc != 0 || !text)
-    return llvm::createStringError(
-        "nvdisasm failed (" + std::to_string(rc) + "): " +
-        (text ? (*text)->getBuffer().take_front(500).str() : errorMessage));
-  return parseNvdisasm((*text)->getBuffer());
+  auto input = support::TempFile::write(
+      "sass", "cubin", StringRef(cubin.data(), cubin.size()));
+  if (!input)
+    return input.takeError();
+  auto out = support::runTool({nvdisasm.str(), "-c", input->path()},
+                              /*seconds=*/60);
+  if (!out)
+    return out.takeError();
+  if (!out->succeeded())
+    return llvm::createStringError("nvdisasm failed (" +
+                                   out->exit.describe() + "): " +
+                                   StringRef(out->text).take_front(500));
+  return parseNvdisasm(out->text);
 }
 
 bool ptxbench::toolchain::hasSassSignature(isa::Family family) {

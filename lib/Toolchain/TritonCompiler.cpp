@@ -14,8 +14,8 @@
 #include "ptxbench/Support/JSON.h"
 #include "ptxbench/Support/Python.h"
 #include "ptxbench/Support/Sandbox.h"
+#include "ptxbench/Support/TempFile.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -366,11 +366,11 @@ CompiledTriton ptxbench::toolchain::compileTriton(
     return childFailure(llvm::toString(mode.takeError()));
   noteSandboxFallbackOnce(*mode, llvm::errs());
 
-  llvm::SmallString<128> workdir;
-  if (llvm::sys::fs::createUniqueDirectory("ptxbench-triton", workdir))
-    return childFailure("cannot create a temporary folder for Triton");
-  llvm::scope_exit cleanup(
-      [&] { llvm::sys::fs::remove_directories(workdir, true); });
+  auto folder = support::TempFolder::create("triton");
+  if (!folder)
+    return childFailure("cannot create a temporary folder for Triton: " +
+                        llvm::toString(folder.takeError()));
+  StringRef workdir = folder->path();
   llvm::SmallString<128> sourcePath(workdir), requestPath(workdir),
       resultPath(workdir), outputPath(workdir);
   llvm::sys::path::append(outputPath, "output.txt");
@@ -389,7 +389,7 @@ CompiledTriton ptxbench::toolchain::compileTriton(
   support::ChildOptions child;
   child.argv = {limits.helper,
                 "compile-triton",
-                "--workdir=" + workdir.str().str(),
+                "--workdir=" + workdir.str(),
                 "--python=" + python->executable,
                 "--driver=" + driver,
                 "--memory-mb=" + std::to_string(limits.memoryMB),

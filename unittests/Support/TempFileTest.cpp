@@ -2,7 +2,8 @@
 //
 // A temporary file or folder exists exactly as long as its owner: created
 // with its text, handed over by a move (the moved-from one owns nothing),
-// removed when the last owner goes, a folder with what it holds.
+// removed when the last owner goes, a folder with what it holds; a folder
+// made inside a given one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +71,20 @@ TEST(TempFileTest, AFolderGoesWithWhatItHolds) {
     EXPECT_TRUE(folder->path().empty());
   }
   EXPECT_FALSE(fs::exists(path));
+}
+
+TEST(TempFileTest, AFolderInsideAnother) {
+  auto parent = TempFolder::create("test");
+  ASSERT_TRUE(bool(parent));
+  auto child = TempFolder::create("inner", parent->path());
+  ASSERT_TRUE(bool(child)) << llvm::toString(child.takeError());
+  EXPECT_EQ(llvm::StringRef(child->path()).rsplit('/').first, parent->path());
+  EXPECT_NE(child->path().find("/ptxbench-inner-"), std::string::npos);
+  EXPECT_TRUE(fs::is_directory(child->path()));
+  // A parent that does not exist is an error, not a folder elsewhere.
+  auto orphan = TempFolder::create("inner", parent->path() + "/missing");
+  EXPECT_FALSE(bool(orphan));
+  llvm::consumeError(orphan.takeError());
 }
 
 } // namespace

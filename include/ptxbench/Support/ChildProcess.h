@@ -51,6 +51,8 @@ struct ChildOptions {
   std::string outputPath;
   /// Or this descriptor (a pipe's write end), when >= 0.
   int outputFd = -1;
+  /// stderr goes to /dev/null instead of where stdout goes.
+  bool discardStderr = false;
   /// (parent descriptor, number in the child) pairs passed on.
   std::vector<std::pair<int, int>> passFds;
   /// The child leads a new process group that its own children join; it

@@ -47,7 +47,10 @@ private:
 /// away.
 class TempFolder {
 public:
-  static llvm::Expected<TempFolder> create(llvm::StringRef what);
+  /// "ptxbench-<what>-*" in `parent`, or in the system's temporary folder
+  /// when `parent` is empty.
+  static llvm::Expected<TempFolder> create(llvm::StringRef what,
+                                           llvm::StringRef parent = "");
 
   TempFolder() = default;
   TempFolder(TempFolder &&other) noexcept;
