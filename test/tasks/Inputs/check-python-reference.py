@@ -155,7 +155,7 @@ def rmsnorm(x, p, c):
 
 
 FAMILIES = {"rmsnorm": rmsnorm, "gqa_paged_decode": gqa_paged_decode, "gdn_decode": gdn_decode,
-            "gdn_mtp": gdn_decode, "gemm_fp8_blockscale": gemm_fp8_blockscale,
+            "gdn_mtp": gdn_decode, "gdn_prefill": gdn_decode, "gemm_fp8_blockscale": gemm_fp8_blockscale,
             "mla_paged_decode": mla_paged_decode, "mha_fwd_fp8": mha_fwd_fp8}
 
 
