@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudnnSdpa.h"
+#include "CudnnFrontend.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -387,15 +388,6 @@ std::shared_ptr<fe::graph::Graph> backwardGraph(const SdpaShape &s) {
   return g;
 }
 
-/// "CUDNN_STATUS_...: <cuDNN's last error message>".
-std::string describeStatus(cudnnStatus_t status) {
-  std::string s = fe::detail::get_error_string(status);
-  std::string last = fe::detail::get_last_error_string_();
-  if (!last.empty())
-    s += ": " + last;
-  return s;
-}
-
 /// Names what is being built for messages: "cuDNN SDPA forward (B=...)".
 std::string subject(const SdpaShape &s, bool backward) {
   return std::string("cuDNN SDPA ") + (backward ? "backward" : "forward") +
@@ -408,47 +400,12 @@ buildImpl(const SdpaShape &shape, bool backward, void *stream) {
   impl->shape = shape;
   impl->backward = backward;
   std::string what = subject(shape, backward);
-  if (cudnnStatus_t st = fe::detail::create_handle(&impl->handle)) {
-    impl->handle = nullptr;
-    return makeError(what + ": cudnnCreate failed (no usable GPU, or no " +
-                     "current CUDA context?): " + describeStatus(st));
-  }
-  if (cudnnStatus_t st = fe::detail::set_stream(
-          impl->handle, reinterpret_cast<cudaStream_t>(stream)))
-    return makeError(what + ": cudnnSetStream failed: " + describeStatus(st));
+  if (Error e = cudnn::createHandle(impl->handle, stream, what))
+    return std::move(e);
   impl->graph = backward ? backwardGraph(shape) : forwardGraph(shape);
-  fe::graph::Graph &g = *impl->graph;
-  // The steps of Graph::build, one by one so a failure names its step;
-  // heuristics mode A, then cuDNN's fallback list, and the first plan of
-  // that list that builds.
-  auto check = [&](const char *step, fe::error_t result) -> Error {
-    if (result.is_good())
-      return Error::success();
-    return makeError(what + ": " + step + ": " + result.get_message());
-  };
-  if (Error e = check("invalid graph", g.validate()))
+  if (Error e = cudnn::buildPlan(*impl->graph, impl->handle, what,
+                                 impl->workspace, impl->planName))
     return std::move(e);
-  if (Error e = check("building the operation graph",
-                      g.build_operation_graph(impl->handle)))
-    return std::move(e);
-  if (Error e = check("querying heuristics",
-                      g.create_execution_plans(
-                          {fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK})))
-    return std::move(e);
-  if (Error e =
-          check("not supported by this cuDNN on this GPU", g.check_support()))
-    return std::move(e);
-  if (Error e = check("building the plan",
-                      g.build_plans(fe::BuildPlanPolicy_t::HEURISTICS_CHOICE)))
-    return std::move(e);
-  int64_t workspace = 0;
-  if (Error e =
-          check("querying the workspace size", g.get_workspace_size(workspace)))
-    return std::move(e);
-  impl->workspace = size_t(std::max<int64_t>(workspace, 0));
-  // Only for reports: a failure here costs nothing.
-  if (!g.get_plan_name(impl->planName).is_good())
-    impl->planName.clear();
   return std::move(impl);
 }
 
@@ -483,19 +440,85 @@ CudnnSdpa::Impl::~Impl() {
 
 Error CudnnSdpa::Impl::execute(
     std::initializer_list<std::pair<int64_t, uint64_t>> tensors, uint64_t ws) {
-  // Messages are built only on failure: this runs between timed launches.
-  auto fail = [&](const Twine &why) {
-    return makeError(subject(shape, backward) + ": " + why);
-  };
-  if (workspace && !ws)
-    return fail("needs a workspace of " + Twine(workspace) +
-                " bytes, none given");
   // The keys are the same on every run, so the map allocates only once.
   for (auto [uid, address] : tensors)
     pack[uid] = reinterpret_cast<void *>(uintptr_t(address));
+  return cudnn::execute(*graph, handle, pack, ws, workspace,
+                        [&] { return subject(shape, backward); });
+}
+
+//===----------------------------------------------------------------------===//
+// The graph steps the cuDNN baselines share (CudnnFrontend.h)
+//===----------------------------------------------------------------------===//
+
+std::string cudnn::describeStatus(cudnnStatus_t status) {
+  std::string s = fe::detail::get_error_string(status);
+  std::string last = fe::detail::get_last_error_string_();
+  if (!last.empty())
+    s += ": " + last;
+  return s;
+}
+
+Error cudnn::createHandle(cudnnHandle_t &handle, void *stream,
+                          const std::string &what) {
+  if (cudnnStatus_t st = fe::detail::create_handle(&handle)) {
+    handle = nullptr;
+    return makeError(what + ": cudnnCreate failed (no usable GPU, or no " +
+                     "current CUDA context?): " + describeStatus(st));
+  }
+  if (cudnnStatus_t st = fe::detail::set_stream(
+          handle, reinterpret_cast<cudaStream_t>(stream)))
+    return makeError(what + ": cudnnSetStream failed: " + describeStatus(st));
+  return Error::success();
+}
+
+Error cudnn::buildPlan(fe::graph::Graph &g, cudnnHandle_t handle,
+                       const std::string &what, size_t &workspace,
+                       std::string &planName) {
+  // The steps of Graph::build, one by one so a failure names its step;
+  // heuristics mode A, then cuDNN's fallback list, and the first plan of
+  // that list that builds.
+  auto check = [&](const char *step, fe::error_t result) -> Error {
+    if (result.is_good())
+      return Error::success();
+    return makeError(what + ": " + step + ": " + result.get_message());
+  };
+  if (Error e = check("invalid graph", g.validate()))
+    return e;
+  if (Error e = check("building the operation graph",
+                      g.build_operation_graph(handle)))
+    return e;
+  if (Error e = check("querying heuristics",
+                      g.create_execution_plans(
+                          {fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK})))
+    return e;
+  if (Error e =
+          check("not supported by this cuDNN on this GPU", g.check_support()))
+    return e;
+  if (Error e = check("building the plan",
+                      g.build_plans(fe::BuildPlanPolicy_t::HEURISTICS_CHOICE)))
+    return e;
+  int64_t bytes = 0;
+  if (Error e =
+          check("querying the workspace size", g.get_workspace_size(bytes)))
+    return e;
+  workspace = size_t(std::max<int64_t>(bytes, 0));
+  // Only for reports: a failure here costs nothing.
+  if (!g.get_plan_name(planName).is_good())
+    planName.clear();
+  return Error::success();
+}
+
+Error cudnn::execute(fe::graph::Graph &graph, cudnnHandle_t handle,
+                     std::unordered_map<int64_t, void *> &pack, uint64_t ws,
+                     size_t workspace, function_ref<std::string()> what) {
+  auto fail = [&](const Twine &why) { return makeError(what() + ": " + why); };
+  if (workspace && !ws)
+    return fail("needs a workspace of " + Twine(workspace) +
+                " bytes, none given");
   try {
     fe::error_t r =
-        graph->execute(handle, pack, reinterpret_cast<void *>(uintptr_t(ws)));
+        graph.execute(handle, pack, reinterpret_cast<void *>(uintptr_t(ws)));
     if (r.is_bad())
       return fail("execution failed: " + r.get_message());
   } catch (const std::exception &e) {

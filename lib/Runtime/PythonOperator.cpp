@@ -6,13 +6,16 @@
 // and uploads the outputs as the fp32 reference the checks compare with.
 // Its baseline, when the task names one, is a library call on the tensors
 // the task's "operands" name (cublaslt_blockscale_gemm: cuBLASLt's
-// block-scaled fp8 GEMM); a PyTorch call is never timed.
+// block-scaled fp8 GEMM; cudnn_sdpa_paged_decode: cuDNN's fused attention
+// over paged K/V caches); a PyTorch call is never timed.
 // The worker's reference server computes it (WorkerOptions::referenceServer,
 // started before the worker closes itself off).
 //
 //===----------------------------------------------------------------------===//
 
 #include "CublasLtGemm.h"
+#include "CudnnPagedDecode.h"
+#include "CudnnSdpa.h"
 #include "Operator.h"
 
 #include "ptxbench/Reference/PythonReference.h"
@@ -71,6 +74,8 @@ public:
   }
 
   MaybeFail makeBaseline(std::function<MaybeFail()> &launch) override {
+    if (task.baseline == "cudnn_sdpa_paged_decode")
+      return makePagedDecodeBaseline(launch);
     if (task.baseline != "cublaslt_blockscale_gemm")
       return Operator::makeBaseline(launch);
     // The loader checked the operands' ranks, roles and dtypes.
@@ -98,6 +103,74 @@ public:
     g.scaleA = ptr(operand("a_scale"));
     g.scaleB = ptr(operand("b_scale"));
     return makeCublasLtGemm(gpu, g, launch);
+  }
+
+  std::string baselineVersion() const override {
+    return version.empty() ? "" : "cuDNN " + version;
+  }
+
+private:
+  std::string version;
+
+  /// cuDNN's SDPA over the paged caches, one query token per sequence,
+  /// every sequence L tokens long (the task parameter).
+  MaybeFail makePagedDecodeBaseline(std::function<MaybeFail()> &launch) {
+    // The loader checked the operands' ranks, roles and dtypes.
+    int q = operand("q"), kc = operand("k_cache"), vc = operand("v_cache"),
+        table = operand("kv_indices"), o = operand("o"), lse = operand("lse");
+    auto len = params.find("L");
+    if (len == params.end())
+      return Failure{Status::HarnessError,
+                     "the cudnn_sdpa_paged_decode baseline needs the task "
+                     "parameter L (the tokens of every sequence)"};
+    PagedDecodeShape s;
+    s.batch = shape(q)[0];
+    s.qHeads = shape(q)[1];
+    s.headDim = shape(q)[2];
+    s.pages = shape(kc)[0];
+    s.pageSize = shape(kc)[1];
+    s.kvHeads = shape(kc)[2];
+    s.pagesPerSeq = shape(table)[1];
+    s.seqLen = len->second;
+    s.scale = sdpaDefaultScale(s.headDim);
+    if (shape(kc)[3] != s.headDim || shape(vc) != shape(kc) ||
+        shape(table)[0] != s.batch || shape(o) != shape(q) ||
+        shape(lse) != std::vector<int64_t>{s.batch, s.qHeads})
+      return Failure{Status::HarnessError,
+                     "the paged decode's operand shapes disagree (q [B, HQ, "
+                     "D], k_cache and v_cache [pages, PS, HKV, D], kv_indices "
+                     "[B, ceildiv(L, PS)], o [B, HQ, D], lse [B, HQ])"};
+    auto made = CudnnPagedDecode::create(s, gpu.stream);
+    if (!made)
+      return Failure{Status::HarnessError, toString(made.takeError())};
+    std::shared_ptr<CudnnPagedDecode> lib = std::move(*made);
+    version = CudnnSdpa::version() + " " + lib->planName();
+    TRY(addBaselineOutput(o));
+    TRY(addBaselineOutput(lse));
+    // The workspace and the sequence lengths (1 for Q, L for K/V), set up
+    // once, outside the timed launches.
+    size_t first = scratch.size();
+    scratch.resize(first + 3);
+    TRY(gpu.alloc(scratch[first], lib->workspaceBytes()));
+    std::vector<int32_t> ones(s.batch, 1), lengths(s.batch, int32_t(s.seqLen));
+    for (auto [buffer, values] : {std::pair{first + 1, &ones},
+                                  std::pair{first + 2, &lengths}}) {
+      TRY(gpu.alloc(scratch[buffer], values->size() * 4));
+      TRY(gpu.check(gpu.d.cuMemcpyHtoD(scratch[buffer].ptr, values->data(),
+                                       values->size() * 4),
+                    Status::HarnessError,
+                    "setting the paged decode's sequence lengths"));
+    }
+    CUdeviceptr pq = ptr(q), pk = ptr(kc), pv = ptr(vc), pt = ptr(table),
+                sq = scratch[first + 1].ptr, skv = scratch[first + 2].ptr,
+                po = baselineOf(o), pl = baselineOf(lse),
+                ws = scratch[first].ptr;
+    launch = [=]() -> MaybeFail {
+      if (Error err = lib->run(pq, pk, pv, pt, sq, skv, po, pl, ws))
+        return Failure{Status::HarnessError, toString(std::move(err))};
+      return std::nullopt;
+    };
+    return std::nullopt;
   }
 };
 

@@ -13,9 +13,9 @@
 // constants it is called with, whose names must be Python names and not
 // those of tensors or parameters; its input tensors' names must be Python
 // names too, since they are bound to the entry's parameters. Its
-// "operands", when it names a library baseline (cublaslt_blockscale_gemm),
-// are that baseline's tensors, checked as a built-in reference's are
-// (dtypes too).
+// "operands", when it names a library baseline (cublaslt_blockscale_gemm,
+// cudnn_sdpa_paged_decode), are that baseline's tensors, checked as a
+// built-in reference's are (dtypes too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,6 +105,19 @@ const std::vector<ReferenceSpec> &pythonBaselines() {
         {"b", Role::Input, 2, false, false, DType::E4M3},
         {"b_scale", Role::Input, 2, false, false, DType::F32},
         {"c", Role::Output, 2, false, false, DType::BF16}},
+       {}},
+      // cuDNN's fused attention over paged K/V caches, one query token per
+      // sequence (GQA decode): q [B, HQ, D], the caches [pages, PS, HKV,
+      // D], the page table [B, ceildiv(L, PS)] for both, o [B, HQ, D] and
+      // the natural-log LSE [B, HQ]; L is the task parameter "L".
+      {"cudnn_sdpa_paged_decode",
+       "cudnn_sdpa_paged_decode",
+       {{"q", Role::Input, 3, false, false, DType::BF16},
+        {"k_cache", Role::Input, 4, false, false, DType::BF16},
+        {"v_cache", Role::Input, 4, false, false, DType::BF16},
+        {"kv_indices", Role::Input, 2, false, false, DType::I32},
+        {"o", Role::Output, 3, false, false, DType::BF16},
+        {"lse", Role::Output, 2, false, false, DType::F32}},
        {}},
   };
   return specs;
@@ -445,6 +458,12 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
     unknownKeys(*ops, "operands", keys);
     readTensorOperands(*this, *ops, *library, "the " + *base + " baseline",
                        tensorsResolvable, complete, task);
+    // The paged decode's sequence length is no tensor's dimension (the
+    // page table has ceildiv(L, PS) columns): the parameter L says it.
+    if (*base == "cudnn_sdpa_paged_decode" && !is_contained(task.params, "L"))
+      error("baseline", "the cudnn_sdpa_paged_decode baseline reads the "
+                        "tokens of every sequence from the parameter \"L\"; "
+                        "expected \"L\" in \"params\"");
     return;
   }
   if (top.get("python"))
