@@ -83,7 +83,7 @@ TEST(PythonBaselineTest, UnknownBaseline) {
       errorAfter([](llvm::json::Object &o) { o["baseline"] = "cublaslt_gemm"; }),
       "baseline: unknown baseline \"cublaslt_gemm\" for a Python reference; "
       "expected \"none\" or a library baseline of a Python reference "
-      "(cublaslt_blockscale_gemm)");
+      "(cublaslt_blockscale_gemm, cudnn_sdpa_paged_decode)");
 }
 
 TEST(PythonBaselineTest, OperandsChecked) {
