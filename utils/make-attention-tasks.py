@@ -37,7 +37,6 @@ KERNELS_ONLY = ("Kernels only: the harness allocates every tensor and launches "
 FEATURES = {"sm_90a": ["wgmma", "tma", "mbarrier_tx"],
             "sm_100a": ["tcgen05", "tmem", "tma", "mbarrier_tx"]}
 FP8_O_ATOL, FP8_O_RTOL, FP8_LSE_ATOL, FP8_LSE_RTOL, FP8_REL_L2 = 0.15, 0.05, 0.005, 0.001, 0.08
-FP8_BASELINE = "none"
 ENCOURAGED = {"sm_90a": ["setmaxnreg", "cluster_barrier"],
               "sm_100a": ["cluster_barrier"]}
 
@@ -216,7 +215,12 @@ def fp8_forward(d, causal, heldout=False):
         "reference": "python",
         "python": {"module": "../mha_fwd_fp8/reference.py", "entry": "run",
                    "precision": "f32"},
-        "baseline": FP8_BASELINE,
+        # cuDNN's fp8 SDPA forward on the same tensors (its e4m3 O descaled
+        # into a bf16 O; lib/Runtime/Fp8AttentionBaseline.cpp).
+        "baseline": "cudnn_sdpa_fp8_fwd",
+        "operands": {"q": "Q", "k": "K", "v": "V", "q_scale": "q_scale",
+                     "k_scale": "k_scale", "v_scale": "v_scale", "o": "O",
+                     "lse": "LSE", "causal": "CAUSAL"},
         "features": FEATURES, "encouraged": ENCOURAGED, "accumulate": "f32",
         "timing": TIMING}
 

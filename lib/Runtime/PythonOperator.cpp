@@ -7,7 +7,8 @@
 // Its baseline, when the task names one, is a library call on the tensors
 // the task's "operands" name (cublaslt_blockscale_gemm: cuBLASLt's
 // block-scaled fp8 GEMM; cudnn_sdpa_paged_decode: cuDNN's fused attention
-// over paged K/V caches); a PyTorch call is never timed.
+// over paged K/V caches; cudnn_sdpa_fp8_fwd: cuDNN's fp8 attention,
+// Fp8AttentionBaseline.h); a PyTorch call is never timed.
 // The worker's reference server computes it (WorkerOptions::referenceServer,
 // started before the worker closes itself off).
 //
@@ -16,6 +17,7 @@
 #include "CublasLtGemm.h"
 #include "CudnnPagedDecode.h"
 #include "CudnnSdpa.h"
+#include "Fp8AttentionBaseline.h"
 #include "Operator.h"
 
 #include "ptxbench/Reference/PythonReference.h"
@@ -76,6 +78,8 @@ public:
   MaybeFail makeBaseline(std::function<MaybeFail()> &launch) override {
     if (task.baseline == "cudnn_sdpa_paged_decode")
       return makePagedDecodeBaseline(launch);
+    if (task.baseline == "cudnn_sdpa_fp8_fwd")
+      return makeFp8AttentionBaseline(launch);
     if (task.baseline != "cublaslt_blockscale_gemm")
       return Operator::makeBaseline(launch);
     // The loader checked the operands' ranks, roles and dtypes.
@@ -171,6 +175,45 @@ private:
       return std::nullopt;
     };
     return std::nullopt;
+  }
+
+  /// cudnn_sdpa_fp8_fwd: the operands' shapes checked, the softmax scale
+  /// 1/sqrt(D), the causal mask from the task's parameter.
+  MaybeFail makeFp8AttentionBaseline(std::function<MaybeFail()> &launch) {
+    int q = operand("q"), o = operand("o"), lse = operand("lse");
+    const std::vector<int64_t> &s = shape(q);
+    for (const char *role : {"k", "v", "o"})
+      if (shape(operand(role)) != s)
+        return shapeError("the fp8 attention baseline's '" + Twine(role) +
+                          "' is not [B, H, S, D] like 'q'");
+    if (shape(lse) != std::vector<int64_t>{s[0], s[1], s[2]})
+      return shapeError("the fp8 attention baseline's 'lse' is not [B, H, S]");
+    for (const char *role : {"q_scale", "k_scale", "v_scale"})
+      if (shape(operand(role)) != std::vector<int64_t>{1})
+        return shapeError("the fp8 attention baseline's '" + Twine(role) +
+                          "' is not one value");
+    Fp8AttentionOperands ops;
+    ops.shape.batch = s[0];
+    ops.shape.heads = s[1];
+    ops.shape.seq = s[2];
+    ops.shape.headDim = s[3];
+    ops.shape.scale = sdpaDefaultScale(s[3]);
+    if (!task.causalParam.empty()) {
+      auto it = params.find(task.causalParam);
+      ops.shape.causal = it != params.end() && it->second != 0;
+    }
+    TRY(addBaselineOutput(o));
+    TRY(addBaselineOutput(lse));
+    ops.q = ptr(q);
+    ops.k = ptr(operand("k"));
+    ops.v = ptr(operand("v"));
+    ops.qScale = ptr(operand("q_scale"));
+    ops.kScale = ptr(operand("k_scale"));
+    ops.vScale = ptr(operand("v_scale"));
+    ops.o = baselineOf(o);
+    ops.lse = baselineOf(lse);
+    return ptxbench::runtime::makeFp8AttentionBaseline(gpu, ops, scratch,
+                                                       launch, version);
   }
 };
 

@@ -119,6 +119,20 @@ const std::vector<ReferenceSpec> &pythonBaselines() {
         {"o", Role::Output, 3, false, false, DType::BF16},
         {"lse", Role::Output, 2, false, false, DType::F32}},
        {}},
+      // cuDNN's fp8 fused attention forward: e4m3 q, k, v [B, H, S, D]
+      // with per-tensor descales, bf16 o, the fp32 LSE; "causal" names the
+      // mask's parameter.
+      {"cudnn_sdpa_fp8_fwd",
+       "cudnn_sdpa_fp8_fwd",
+       {{"q", Role::Input, 4, false, false, DType::E4M3},
+        {"k", Role::Input, 4, false, false, DType::E4M3},
+        {"v", Role::Input, 4, false, false, DType::E4M3},
+        {"q_scale", Role::Input, 1, false, false, DType::F32},
+        {"k_scale", Role::Input, 1, false, false, DType::F32},
+        {"v_scale", Role::Input, 1, false, false, DType::F32},
+        {"o", Role::Output, 4, false, false, DType::BF16},
+        {"lse", Role::Output, 3, false, false, DType::F32}},
+       {"causal"}},
   };
   return specs;
 }
@@ -393,6 +407,29 @@ void readTensorOperands(TaskReader &reader, const json::Object &ops,
   }
 }
 
+/// A per-tensor scale (an fp8 GEMM's scale_a, an fp8 attention's q_scale)
+/// is one f32 value: a tensor of shape ["1"].
+void checkPerTensorScales(TaskReader &reader, const Task &task,
+                          const std::vector<bool> &complete,
+                          std::initializer_list<StringRef> scales) {
+  for (StringRef scale : scales) {
+    auto it = task.operands.find(scale);
+    if (it == task.operands.end())
+      continue;
+    int t = task.tensorIndex(it->second);
+    if (t < 0)
+      continue;
+    const TensorSpec &tensor = task.tensors[t];
+    if (complete[t] &&
+        (tensor.dtype != DType::F32 || tensor.shape.size() != 1 ||
+         tensor.shape[0].text() != "1"))
+      reader.error(joinPath("operands", scale),
+                   "a per-tensor scale is an f32 tensor of shape [\"1\"]; "
+                   "tensor \"" +
+                       tensor.name + "\" is not");
+  }
+}
+
 } // namespace
 
 void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
@@ -455,6 +492,7 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
                    join(keys, ", ") + ")");
     if (!ops)
       return;
+    keys.insert(keys.end(), library->options.begin(), library->options.end());
     unknownKeys(*ops, "operands", keys);
     readTensorOperands(*this, *ops, *library, "the " + *base + " baseline",
                        tensorsResolvable, complete, task);
@@ -464,6 +502,10 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
       error("baseline", "the cudnn_sdpa_paged_decode baseline reads the "
                         "tokens of every sequence from the parameter \"L\"; "
                         "expected \"L\" in \"params\"");
+    checkPerTensorScales(*this, task, complete,
+                         {"q_scale", "k_scale", "v_scale"});
+    if (!library->options.empty())
+      readOptions(*this, *ops, *library, task);
     return;
   }
   if (top.get("python"))
@@ -509,18 +551,6 @@ void TaskReader::readReference(const json::Object &top, bool tensorsResolvable,
                      ("the " + StringRef(spec->name) + " reference").str(),
                      tensorsResolvable, complete, task);
   // A per-tensor scale of an fp8 GEMM is one f32 value.
-  for (StringRef scale : {"scale_a", "scale_b"}) {
-    auto it = task.operands.find(scale);
-    if (it == task.operands.end())
-      continue;
-    int t = task.tensorIndex(it->second);
-    const TensorSpec &tensor = task.tensors[t];
-    if (complete[t] &&
-        (tensor.dtype != DType::F32 || tensor.shape.size() != 1 ||
-         tensor.shape[0].text() != "1"))
-      error(joinPath("operands", scale),
-            "a per-tensor scale is an f32 tensor of shape [\"1\"]; tensor \"" +
-                tensor.name + "\" is not");
-  }
+  checkPerTensorScales(*this, task, complete, {"scale_a", "scale_b"});
   readOptions(*this, *ops, *spec, task);
 }

@@ -83,7 +83,7 @@ TEST(PythonBaselineTest, UnknownBaseline) {
       errorAfter([](llvm::json::Object &o) { o["baseline"] = "cublaslt_gemm"; }),
       "baseline: unknown baseline \"cublaslt_gemm\" for a Python reference; "
       "expected \"none\" or a library baseline of a Python reference "
-      "(cublaslt_blockscale_gemm, cudnn_sdpa_paged_decode)");
+      "(cublaslt_blockscale_gemm, cudnn_sdpa_paged_decode, cudnn_sdpa_fp8_fwd)");
 }
 
 TEST(PythonBaselineTest, OperandsChecked) {
@@ -144,3 +144,13 @@ TEST(PythonBaselineTest, OperandsMustFitTheLibrary) {
 }
 
 } // namespace
+
+TEST(PythonBaselineTest, Fp8AttentionTaskNamesItsOperandsAndMask) {
+  // cudnn_sdpa_fp8_fwd takes the causal option besides its tensors.
+  auto t = loadTask(PTXBENCH_SOURCE_DIR "/tasks/mha_fwd_fp8_h32_d128_causal");
+  ASSERT_TRUE(!!t) << llvm::toString(t.takeError());
+  EXPECT_EQ(t->baseline, "cudnn_sdpa_fp8_fwd");
+  EXPECT_EQ(t->causalParam, "CAUSAL");
+  EXPECT_EQ(t->operands.at("v_scale"), "v_scale");
+  EXPECT_EQ(t->operands.at("lse"), "LSE");
+}

@@ -232,11 +232,11 @@ TEST_F(PythonTaskTest, WhatOnlyOneKindOfReferenceHas) {
             "task.json: baseline: unknown baseline \"cublaslt_gemm\" for a "
             "Python reference; expected \"none\" or a library baseline of a "
             "Python reference (cublaslt_blockscale_gemm, "
-            "cudnn_sdpa_paged_decode)");
+            "cudnn_sdpa_paged_decode, cudnn_sdpa_fp8_fwd)");
   EXPECT_EQ(load({"baseline"}, 1),
             "task.json: baseline: expected a string: \"none\" or a library "
             "baseline of a Python reference (cublaslt_blockscale_gemm, "
-            "cudnn_sdpa_paged_decode), got a number");
+            "cudnn_sdpa_paged_decode, cudnn_sdpa_fp8_fwd), got a number");
   EXPECT_EQ(load({"operands"}, llvm::json::Object{{"x", "x"}}),
             "task.json: operands: a Python reference takes the tensors by "
             "name; expected no \"operands\" (they name a library baseline's "

@@ -309,3 +309,14 @@ ptxbench_nonzero(const unsigned char *p, u64 n, u64 *out) {
     c += __shfl_down_sync(0xffffffffu, c, off);
   if ((threadIdx.x & 31) == 0 && c) atomicAdd(out, c);
 }
+
+// out[i] = bf16(e4m3(in[i]) * scale[0]): the fp8 attention baseline's O,
+// which cuDNN writes in e4m3 on Hopper, descaled into the task's bf16 O.
+extern "C" __global__ void __launch_bounds__(256)
+ptxbench_e4m3_scaled_to_bf16(const unsigned char *in, const float *scale,
+                             u16 *out, u64 n) {
+  const float s = scale[0];
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n;
+       i += (u64)gridDim.x * blockDim.x)
+    out[i] = fToBf16(e4m3ToF(in[i]) * s);
+}
