@@ -109,7 +109,7 @@ ptxbench::eval::protocolGroups(const std::vector<SampleRecord> &records) {
         for (; next < turns->size() && turnIndex(*(*turns)[next]) <= k;
              ++next) {
           const SampleRecord &r = *(*turns)[next];
-          correct |= runtime::isStatus(r.runStatus, runtime::Status::Passed);
+          correct |= ranCorrect(r);
           credited |= creditedCorrect(r);
           if (std::optional<double> s = minDevSpeedup(r))
             best = std::max(best, *s);

@@ -111,11 +111,27 @@ ptxbench::eval::runVerdicts(const SampleRecord &r) {
   return result;
 }
 
+/// The row's run result, when its run JSON is one and its run status is the
+/// result's own (its worst workload's, as the GPU stage stores it): a row
+/// whose status column and result disagree was put together from two runs,
+/// or edited, and neither can be believed.
+static llvm::Expected<runtime::RunResult> storedRun(const SampleRecord &r) {
+  llvm::Expected<runtime::RunResult> run = runtime::readRunResult(r.runJson);
+  if (!run)
+    return run.takeError();
+  llvm::StringRef own = runtime::statusName(runtime::worstStatus(*run));
+  if (r.runStatus != own)
+    return llvm::createStringError(
+        "its run status " + r.runStatus + " is not its result's own (" +
+        own + ")");
+  return run;
+}
+
 std::optional<std::string>
 ptxbench::eval::runResultError(const SampleRecord &r) {
   if (llvm::StringRef(r.runJson).trim().empty())
     return std::nullopt;
-  llvm::Expected<runtime::RunResult> run = runtime::readRunResult(r.runJson);
+  llvm::Expected<runtime::RunResult> run = storedRun(r);
   if (run)
     return std::nullopt;
   return llvm::toString(run.takeError());
@@ -145,13 +161,24 @@ ptxbench::eval::uncredited(const SampleRecord &r) {
   return missing;
 }
 
+/// The row's run result when it ran correct (ranCorrect).
+static std::optional<runtime::RunResult> passedRun(const SampleRecord &r) {
+  llvm::Expected<runtime::RunResult> run = storedRun(r);
+  if (!run) {
+    llvm::consumeError(run.takeError());
+    return std::nullopt;
+  }
+  if (!allPassed(*run))
+    return std::nullopt;
+  return std::move(*run);
+}
+
+bool ptxbench::eval::ranCorrect(const SampleRecord &r) {
+  return passedRun(r).has_value();
+}
+
 bool ptxbench::eval::creditedCorrect(const SampleRecord &r) {
-  if (!runtime::isStatus(r.runStatus, runtime::Status::Passed))
-    return false;
-  std::optional<runtime::RunResult> run = runtime::parseRunResult(r.runJson);
-  if (!run || !allPassed(*run))
-    return false;
-  return !familiesUsed(r).empty() && uncredited(r).empty();
+  return ranCorrect(r) && !familiesUsed(r).empty() && uncredited(r).empty();
 }
 
 bool ptxbench::eval::solved(const SampleRecord &r) {
@@ -159,10 +186,8 @@ bool ptxbench::eval::solved(const SampleRecord &r) {
 }
 
 std::optional<double> ptxbench::eval::minDevSpeedup(const SampleRecord &r) {
-  if (!runtime::isStatus(r.runStatus, runtime::Status::Passed))
-    return std::nullopt;
-  std::optional<runtime::RunResult> run = runtime::parseRunResult(r.runJson);
-  if (!run || !allPassed(*run))
+  std::optional<runtime::RunResult> run = passedRun(r);
+  if (!run)
     return std::nullopt;
   std::optional<double> least;
   for (const runtime::WorkloadResult &w : run->workloads) {
@@ -311,20 +336,22 @@ ptxbench::eval::summarize(const std::vector<SampleRecord> &records,
         !runtime::isStatus(r.runStatus, runtime::Status::HarnessError) &&
         !runtime::isStatus(r.runStatus, runtime::Status::Skipped)) {
       ++g.runAttempted;
-      std::optional<runtime::RunResult> run =
-          runtime::parseRunResult(r.runJson);
-      // A row whose run result cannot be read ran, but nothing it claims
-      // counts: not its status, its timings or its counts.
+      llvm::Expected<runtime::RunResult> run = storedRun(r);
+      // A row whose run result cannot be read, or is not the one its status
+      // came from, ran, but nothing it claims counts: not its status, its
+      // timings or its counts.
       if (!run) {
+        llvm::consumeError(run.takeError());
         ++g.unreadableRuns;
         continue;
       }
       // A SUSPICIOUS run ran (and its output checked out) but is not
       // correct: it was faster than the hardware allows.
-      g.ranOk += runtime::isStatus(r.runStatus, runtime::Status::Passed) ||
-                 runtime::isStatus(r.runStatus, runtime::Status::Incorrect) ||
-                 runtime::isStatus(r.runStatus, runtime::Status::Suspicious);
-      g.correct += runtime::isStatus(r.runStatus, runtime::Status::Passed);
+      runtime::Status status = runtime::worstStatus(*run);
+      g.ranOk += status == runtime::Status::Passed ||
+                 status == runtime::Status::Incorrect ||
+                 status == runtime::Status::Suspicious;
+      g.correct += status == runtime::Status::Passed;
       addRun(*run, g);
       // The per-family counts over the run's workloads, as the run's
       // writer sums them (its `feature_counts`).

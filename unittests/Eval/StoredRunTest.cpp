@@ -7,7 +7,8 @@
 // from the timings, FLOPs and peaks, whatever derived keys the row carries.
 // A row whose run JSON is no run result (not an object, workloads not an
 // array, a status word that is no status, a negative time) is refused or
-// reported, never counted.
+// reported, never counted; so is one whose run status is not its result's
+// own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -280,6 +281,44 @@ TEST_F(StoredRunTest, AHostileRowIsNotCounted) {
         << shown;
     EXPECT_EQ(shown.find("--- feedback ---"), std::string::npos) << shown;
   }
+}
+
+TEST_F(StoredRunTest, AStatusThatIsNotItsResultsOwnIsNotCounted) {
+  // A PASSED column over a result whose worst workload is INCORRECT (a row
+  // made of two runs, or edited), and an INCORRECT column over a passing
+  // result: neither is counted as correct, nor anything of it.
+  runtime::RunResult failing = gemmRun();
+  failing.workloads[1].status = runtime::Status::Incorrect;
+  std::vector<eval::SampleRecord> rows = throughStore(
+      {sample(text(runtime::toJSON(failing)), "s0", "PASSED"),
+       sample(text(runtime::toJSON(gemmRun())), "s1", "INCORRECT")});
+  ASSERT_EQ(rows.size(), 2u);
+  std::vector<eval::GroupStats> groups = eval::summarize(rows);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].runAttempted, 2u);
+  EXPECT_EQ(groups[0].unreadableRuns, 2u);
+  EXPECT_EQ(groups[0].ranOk, 0u);
+  EXPECT_EQ(groups[0].correct, 0u);
+  EXPECT_TRUE(groups[0].splits.empty());
+  for (const eval::SampleRecord &r : rows) {
+    EXPECT_FALSE(eval::ranCorrect(r)) << r.key.sampleId;
+    EXPECT_FALSE(eval::creditedCorrect(r)) << r.key.sampleId;
+    EXPECT_FALSE(eval::minDevSpeedup(r)) << r.key.sampleId;
+  }
+  EXPECT_EQ(eval::runResultError(rows[0]),
+            std::string("its run status PASSED is not its result's own "
+                        "(INCORRECT)"));
+  EXPECT_EQ(eval::runResultError(rows[1]),
+            std::string("its run status INCORRECT is not its result's own "
+                        "(PASSED)"));
+  // The same results under their own statuses count.
+  rows = throughStore(
+      {sample(text(runtime::toJSON(failing)), "s0", "INCORRECT"),
+       sample(text(runtime::toJSON(gemmRun())), "s1", "PASSED")});
+  groups = eval::summarize(rows);
+  EXPECT_EQ(groups[0].unreadableRuns, 0u);
+  EXPECT_EQ(groups[0].ranOk, 2u);
+  EXPECT_EQ(groups[0].correct, 1u);
 }
 
 TEST_F(StoredRunTest, ARowNeverRunIsNotUnreadable) {

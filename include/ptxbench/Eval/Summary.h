@@ -75,8 +75,9 @@ struct GroupStats {
   /// PASSED.
   unsigned runAttempted = 0, ranOk = 0, correct = 0;
   /// Of those attempted, the samples whose stored run JSON is not a run
-  /// result (runtime::readRunResult refuses it): neither ran without error
-  /// nor correct, and nothing of it is counted below.
+  /// result (runtime::readRunResult refuses it) or not the one their run
+  /// status came from: neither ran without error nor correct, and nothing
+  /// of it is counted below. ranOk and correct come from the result itself.
   unsigned unreadableRuns = 0;
   /// Final status (run status when run) -> samples.
   std::map<std::string, unsigned> statuses;
@@ -97,8 +98,10 @@ struct GroupStats {
 };
 
 /// Why a row's stored run JSON is not a run result (runtime::
-/// readRunResult's error); none when it is one or the row has none. Such a
-/// row counts as run, never as correct (GroupStats::unreadableRuns).
+/// readRunResult's error), or why it is not the result the row's run status
+/// came from (another worst status); none when it is one or the row has
+/// none. Such a row counts as run, never as correct
+/// (GroupStats::unreadableRuns).
 std::optional<std::string> runResultError(const SampleRecord &record);
 
 /// The run-time counts of a requirement: its family's, or for alternatives
@@ -132,6 +135,10 @@ std::map<std::string, RunVerdict> runVerdicts(const SampleRecord &record);
 /// run measured it), in name order.
 std::vector<std::pair<std::string, std::string>>
 uncredited(const SampleRecord &record);
+
+/// Correct: its stored run result is readable, is the one its run status
+/// came from, and has workloads, every one PASSED.
+bool ranCorrect(const SampleRecord &record);
 
 /// Correct with the requested families doing the work: its run passed
 /// every workload and every requirement was measured and credited
