@@ -24,8 +24,8 @@ belongs to the library whose source includes it first (its own header,
 `Foo.cpp` beginning with `Foo.h`), else to the library of the lib/ folder
 its path names (include/ptxbench/Eval/X.h: lib/Eval).
 
-Two includes are known and allowed, each a header of plain types shared
-with a library below its own without linking it (SHARED_TYPES).
+One include is known and allowed, a header of plain types shared with a
+library below its own without linking it (SHARED_TYPES).
 
 Prints PAGE:LINE: what is wrong per layer mistake, FILE:LINE: per upward
 include, and a summary line for each; exits 1 on any mistake.
@@ -44,8 +44,6 @@ SOURCE = (".cpp", ".h", ".inc", ".def")
 # {(header, the library including it): why it may}: headers of plain types,
 # no code to link, that a lower library shares on purpose.
 SHARED_TYPES = {
-    ("ptxbench/Analysis/WorkCounters.h", "PTXBenchRuntime"):
-        "the instrumentation's counter layout, header-only and free of MLIR",
     ("ptxbench/Toolchain/PtxasLog.h", "PTXBenchReportData"):
         "KernelResources, a plain struct; nothing of the toolchain is linked",
 }

@@ -75,7 +75,7 @@ MaybeFail ptxbench::runtime::prepareModule(Gpu &gpu, StringRef ptx,
 
 MaybeFail LoadedModule::load(
     Gpu &g, const CompiledModule &compiled,
-    const std::array<uint64_t, analysis::numControlWords> *control,
+    const std::array<uint64_t, isa::numControlWords> *control,
     unsigned *missing) {
   unload();
   gpu = &g;

@@ -23,7 +23,7 @@
 
 #include "Gpu.h"
 
-#include "ptxbench/Analysis/WorkCounters.h"
+#include "ptxbench/ISA/WorkCounters.h"
 #include "ptxbench/Task/LaunchPlan.h"
 
 #include <array>
@@ -67,7 +67,7 @@ public:
   /// control block when the variant has one.
   MaybeFail
   load(Gpu &gpu, const CompiledModule &compiled,
-       const std::array<uint64_t, analysis::numControlWords> *control =
+       const std::array<uint64_t, isa::numControlWords> *control =
            nullptr,
        unsigned *missing = nullptr);
   void unload();

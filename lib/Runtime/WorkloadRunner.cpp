@@ -14,7 +14,7 @@
 
 #include "WorkloadRunner.h"
 
-#include "ptxbench/Analysis/WorkCounters.h"
+#include "ptxbench/ISA/WorkCounters.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -225,7 +225,7 @@ std::string WorkloadRunner::faultNote() const {
 
 MaybeFail WorkloadRunner::prepareLaunch(
     unsigned s, const CompiledModule &module,
-    const std::array<uint64_t, analysis::numControlWords> *control) {
+    const std::array<uint64_t, isa::numControlWords> *control) {
   TRY(gpu.check(d.cuStreamSynchronize(gpu.stream), Status::RuntimeError,
                 "finishing the harness's work before a launch"));
   activate(s);

@@ -171,7 +171,7 @@ private:
   /// left where the submission can reach it.
   MaybeFail prepareLaunch(
       unsigned s, const CompiledModule &module,
-      const std::array<uint64_t, analysis::numControlWords> *control =
+      const std::array<uint64_t, isa::numControlWords> *control =
           nullptr);
   /// After the launch: waits for it (a fault is the submission's
   /// RUNTIME_ERROR), unseals, unloads the module.
@@ -217,12 +217,12 @@ private:
   /// range order (the first maxRangeTensors inputs).
   std::vector<int> rangeTensors() const;
   /// Writes input set `s`'s ranges into `control`.
-  void fillRanges(std::array<uint64_t, analysis::numControlWords> &control,
+  void fillRanges(std::array<uint64_t, isa::numControlWords> &control,
                   unsigned s) const;
   /// Traces the counted run's copy log to the input tensors it read (of
   /// `logged` records, `records` were kept), less what other loads brought
   /// of each (`loadedPerRange`, per range), into `w`.
-  void attributeCopies(llvm::ArrayRef<analysis::CopyRecord> records,
+  void attributeCopies(llvm::ArrayRef<isa::CopyRecord> records,
                        uint64_t logged,
                        llvm::ArrayRef<uint64_t> loadedPerRange,
                        WorkCounts &w) const;

@@ -18,7 +18,7 @@
 
 #include "WorkloadRunner.h"
 
-#include "ptxbench/Analysis/WorkCounters.h"
+#include "ptxbench/ISA/WorkCounters.h"
 
 #include <cstring>
 #include <map>
@@ -26,8 +26,8 @@
 
 using namespace llvm;
 using namespace ptxbench::runtime;
-using ptxbench::analysis::KnockoutBit;
-using ptxbench::analysis::WorkCounter;
+using ptxbench::isa::KnockoutBit;
+using ptxbench::isa::WorkCounter;
 
 unsigned WorkloadRunner::otherSet(uint64_t salt) const {
   if (sets.size() < 2)
@@ -38,8 +38,8 @@ unsigned WorkloadRunner::otherSet(uint64_t salt) const {
 }
 
 MaybeFail WorkloadRunner::allocCounters(DeviceBuffer &counters) {
-  size_t n = submission.countFamilies.size() + analysis::numWorkCounters +
-             analysis::maxRangeTensors;
+  size_t n = submission.countFamilies.size() + isa::numWorkCounters +
+             isa::maxRangeTensors;
   TRY(gpu.allocGuarded(counters, 8 * n));
   return gpu.check(
       d.cuMemsetD8Async(counters.ptr, 0, counters.bytes, gpu.stream),
@@ -55,36 +55,36 @@ std::vector<int> WorkloadRunner::rangeTensors() const {
   std::vector<int> tensors;
   for (unsigned t = 0; t < task.tensors.size(); ++t)
     if (task.tensors[t].role == Role::Input &&
-        tensors.size() < analysis::maxRangeTensors)
+        tensors.size() < isa::maxRangeTensors)
       tensors.push_back(t);
   return tensors;
 }
 
 void WorkloadRunner::fillRanges(
-    std::array<uint64_t, analysis::numControlWords> &control,
+    std::array<uint64_t, isa::numControlWords> &control,
     unsigned s) const {
   std::vector<int> tensors = rangeTensors();
   for (unsigned k = 0; k < tensors.size(); ++k) {
     const DeviceBuffer &b = sets[s].inputs[tensors[k]];
-    unsigned word = unsigned(analysis::ControlWord::Ranges) + 2 * k;
+    unsigned word = unsigned(isa::ControlWord::Ranges) + 2 * k;
     control[word] = b.ptr;
     control[word + 1] = b.ptr + b.bytes;
   }
 }
 
 void WorkloadRunner::attributeCopies(
-    llvm::ArrayRef<analysis::CopyRecord> records, uint64_t logged,
+    llvm::ArrayRef<isa::CopyRecord> records, uint64_t logged,
     llvm::ArrayRef<uint64_t> loadedPerRange, WorkCounts &w) const {
   const InputSet &set = sets[lastSet];
   std::map<uint64_t, unsigned> mapByHash;
   for (unsigned m = 0; m < set.maps.size(); ++m) {
     uint64_t words[16];
     std::memcpy(words, &set.maps[m], sizeof(words));
-    mapByHash[analysis::copyLogHash(words)] = m;
+    mapByHash[isa::copyLogHash(words)] = m;
   }
   std::vector<double> read(task.tensors.size(), 0);
   uint64_t unattributed = logged - records.size();
-  for (const analysis::CopyRecord &r : records) {
+  for (const isa::CopyRecord &r : records) {
     if (r.rank == 0) { // a bulk copy: its source range
       bool found = false;
       for (unsigned t = 0; t < task.tensors.size() && !found; ++t) {
@@ -102,7 +102,7 @@ void WorkloadRunner::attributeCopies(
     }
     auto it = mapByHash.find(r.key);
     unsigned rank = r.rank & 0xff;
-    if ((r.rank & analysis::copyLogOtherMode) || it == mapByHash.end()) {
+    if ((r.rank & isa::copyLogOtherMode) || it == mapByHash.end()) {
       ++unattributed;
       continue;
     }
@@ -148,7 +148,7 @@ MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
   DeviceBuffer counters, log, logCount;
   TRY(allocCounters(counters));
   MaybeFail f = gpu.allocGuarded(log, copyLogCapacity *
-                                          sizeof(analysis::CopyRecord));
+                                          sizeof(isa::CopyRecord));
   if (!f)
     f = gpu.allocGuarded(logCount, 8);
   if (!f)
@@ -165,7 +165,7 @@ MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
     freeLog();
     return f;
   }
-  std::array<uint64_t, analysis::numControlWords> control = {
+  std::array<uint64_t, isa::numControlWords> control = {
       counters.ptr, 0, log.ptr, copyLogCapacity, logCount.ptr};
   unsigned set = otherSet(1);
   fillRanges(control, set);
@@ -181,7 +181,7 @@ MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
     f = gpu.check(d.cuMemcpyDtoH(counts.data(), counters.ptr, counters.bytes),
                   Status::HarnessError, "reading the feature counters");
   uint64_t logged = 0;
-  std::vector<analysis::CopyRecord> records;
+  std::vector<isa::CopyRecord> records;
   if (!f)
     f = gpu.check(d.cuMemcpyDtoH(&logged, logCount.ptr, 8),
                   Status::HarnessError, "reading the copy log");
@@ -224,7 +224,7 @@ MaybeFail WorkloadRunner::countWork(WorkloadResult &result) {
       w.inputBytes += double(bufs.tensors.buffers[t].bytes);
   attributeCopies(records, logged,
                   ArrayRef<uint64_t>(counts).drop_front(
-                      families.size() + analysis::numWorkCounters),
+                      families.size() + isa::numWorkCounters),
                   w);
   return std::nullopt;
 }
@@ -253,8 +253,8 @@ void WorkloadRunner::runKnockouts(WorkloadResult &result) {
     // capacity of 0 keeps no record).
     DeviceBuffer counters;
     MaybeFail f = allocCounters(counters);
-    std::array<uint64_t, analysis::numControlWords> control = {
-        counters.ptr, analysis::knockoutMask(kind.bit), counters.ptr, 0,
+    std::array<uint64_t, isa::numControlWords> control = {
+        counters.ptr, isa::knockoutMask(kind.bit), counters.ptr, 0,
         counters.ptr};
     if (!f)
       f = prepareLaunch(otherSet(2 + unsigned(kind.bit)),

@@ -151,7 +151,7 @@ struct Knockout {
 };
 
 /// What the instrumented runs measured of the work (`ptxbench run`'s work
-/// counters, include/ptxbench/Analysis/WorkCounters.h, and the knockouts):
+/// counters, include/ptxbench/ISA/WorkCounters.h, and the knockouts):
 /// FLOPs per matrix instruction kind and on the CUDA cores, bytes per kind
 /// of global-memory load, and whether each kind's work reached the outputs.
 struct WorkCounts {

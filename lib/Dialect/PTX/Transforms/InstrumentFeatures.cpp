@@ -24,7 +24,7 @@
 
 #include "ptxbench/Analysis/FeatureAnalysis.h"
 #include "ptxbench/Analysis/InstructionAccess.h"
-#include "ptxbench/Analysis/WorkCounters.h"
+#include "ptxbench/ISA/WorkCounters.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringSet.h"
@@ -42,8 +42,8 @@ using namespace ptxbench::ptx;
 
 namespace {
 
-using analysis::ControlWord;
-using analysis::KnockoutBit;
+using isa::ControlWord;
+using isa::KnockoutBit;
 
 struct InstrumentFeaturesPass
     : public ptx::impl::InstrumentFeaturesPassBase<InstrumentFeaturesPass> {
@@ -99,7 +99,7 @@ struct Registers {
   Value logOk;   // .pred: the record fits
   // The knockout's (`knockout=true`) registers.
   Value mask[2];                         // .b64: the mask, one bit of it
-  Value keep[analysis::numKnockoutBits]; // .pred: that kind still runs
+  Value keep[isa::numKnockoutBits]; // .pred: that kind still runs
   Value guard;                           // .pred: an instruction's new guard
 };
 
@@ -136,8 +136,8 @@ Registers declareRegisters(OpBuilder &b, Location loc, StringRef prefix,
     auto x = declare(2, ".b64", "x");
     regs.mask[0] = x.getResult(0);
     regs.mask[1] = x.getResult(1);
-    auto k = declare(analysis::numKnockoutBits, ".pred", "k");
-    for (unsigned i = 0; i < analysis::numKnockoutBits; ++i)
+    auto k = declare(isa::numKnockoutBits, ".pred", "k");
+    for (unsigned i = 0; i < isa::numKnockoutBits; ++i)
       regs.keep[i] = k.getResult(i);
     regs.guard = declare(1, ".pred", "q").getResult(0);
   }
@@ -241,7 +241,7 @@ void attributeLoad(InstructionOpInterface inst, const Point &point,
   Value in = regs.space;
   e.inst("add.s64", {e.r(), e.r(), e.imm(std::to_string(addr.getOffset()))},
          {address, base});
-  for (unsigned t = 0; t < analysis::maxRangeTensors; ++t) {
+  for (unsigned t = 0; t < isa::maxRangeTensors; ++t) {
     int64_t word = 8 * (int64_t(ControlWord::Ranges) + 2 * t);
     e.inst("ld.global.u64", {e.r(), e.addr(e.sym(control), word)}, {lo});
     e.inst("ld.global.u64", {e.r(), e.addr(e.sym(control), word + 8)}, {hi});
@@ -357,7 +357,7 @@ bool isGenericLoad(InstructionOpInterface op) {
 
 /// The work counter `op` adds to, and how (docs of WorkCounters.h).
 std::optional<Point> workPoint(InstructionOpInterface op, unsigned first) {
-  using analysis::WorkCounter;
+  using isa::WorkCounter;
   const isa::InstrInfo *info = analysis::instrInfo(op);
   StringRef name = info ? StringRef(info->mnemonic) : op.getOpcode();
   StringRef opcode = op.getOpcode();
@@ -556,7 +556,7 @@ void logCopy(InstructionOpInterface inst, CopyKind kind, const Registers &regs,
       emit("ld.u64", {e.r(), e.addr(e.r(), 8 * i)}, {w, map});
       emit("xor.b64", {e.r(), e.r(), e.r()}, {key, key, w});
       emit("mul.lo.u64",
-           {e.r(), e.r(), e.imm(std::to_string(analysis::copyLogHashPrime))},
+           {e.r(), e.r(), e.imm(std::to_string(isa::copyLogHashPrime))},
            {key, key});
     }
   } else {
@@ -608,7 +608,7 @@ void logCopy(InstructionOpInterface inst, CopyKind kind, const Registers &regs,
               i < coords.size() ? coords[i].second : Value());
     uint32_t rank = coords.size();
     if (!isTileMode(inst.getOpcode()))
-      rank |= analysis::copyLogOtherMode;
+      rank |= isa::copyLogOtherMode;
     store32(28, e.imm(std::to_string(rank)), Value());
   } else {
     // The size: the copy's third operand, a register or an immediate.
@@ -727,7 +727,7 @@ void InstrumentFeaturesPass::runOnOperation() {
       auto endRun = [&] {
         if (runStart && runFlops)
           t.points.push_back(
-              {runStart, firstWork + unsigned(analysis::WorkCounter::ScalarFlops),
+              {runStart, firstWork + unsigned(isa::WorkCounter::ScalarFlops),
                runFlops});
         runStart = nullptr;
         runFlops = 0;
@@ -749,7 +749,7 @@ void InstrumentFeaturesPass::runOnOperation() {
             if (inst.getGuard()) {
               t.points.push_back(
                   {&op,
-                   firstWork + unsigned(analysis::WorkCounter::ScalarFlops),
+                   firstWork + unsigned(isa::WorkCounter::ScalarFlops),
                    flops});
             } else {
               if (!runStart)
@@ -792,7 +792,7 @@ void InstrumentFeaturesPass::runOnOperation() {
     GlobalOp::create(b, module.getLoc(), b.getStringAttr(control),
                      b.getStringAttr(""), b.getStringAttr(".global"),
                      b.getStringAttr(".align 8 .u64"),
-                     b.getDenseI64ArrayAttr({int64_t(analysis::numControlWords)}),
+                     b.getDenseI64ArrayAttr({int64_t(isa::numControlWords)}),
                      StringAttr(), ArrayAttr());
   }
 
@@ -811,12 +811,12 @@ void InstrumentFeaturesPass::runOnOperation() {
     if (knockout && !t.knockouts.empty()) {
       e.inst("ld.global.u64", {e.r(), word(e, ControlWord::KnockoutMask)},
              {regs.mask[0]});
-      for (unsigned bit = 0; bit < analysis::numKnockoutBits; ++bit) {
+      for (unsigned bit = 0; bit < isa::numKnockoutBits; ++bit) {
         // keep = (mask & bit) == 0
         e.inst("and.b64",
                {e.r(), e.r(),
                 e.imm(std::to_string(
-                    analysis::knockoutMask(KnockoutBit(bit))))},
+                    isa::knockoutMask(KnockoutBit(bit))))},
                {regs.mask[1], regs.mask[0]});
         e.inst("setp.eq.u64", {e.r(), e.r(), e.imm("0")},
                {regs.keep[bit], regs.mask[1]});
@@ -830,7 +830,7 @@ void InstrumentFeaturesPass::runOnOperation() {
         instrumentCounted(inst, point, regs);
         if (point.rangeOperand)
           attributeLoad(inst, point, regs, control,
-                        firstWork + analysis::numWorkCounters);
+                        firstWork + isa::numWorkCounters);
       }
     }
     for (auto [op, copy] : t.copies)

@@ -74,7 +74,7 @@ def InstrumentFeaturesPass
     `8*i`) counts the family `families[i]`. The counters' address is the
     first word of the control block, a module variable
     `.global .align 8 .u64 <control>[5]` the pass adds (layout in
-    include/ptxbench/Analysis/WorkCounters.h) and the caller fills before a
+    include/ptxbench/ISA/WorkCounters.h) and the caller fills before a
     launch; `control` names it and must be new to the module. The kernels'
     signatures do not change.
 

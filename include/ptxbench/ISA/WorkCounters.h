@@ -7,16 +7,17 @@
 // global-memory load moved: docs/harness.md, "Credit for the work"), and
 // the control block, a module variable the harness fills before every
 // launch with the counters' address and the knockout settings. Header-only
-// and free of MLIR, so the runtime shares the order and the layout.
+// and free of MLIR: it sits with the ISA table, below both the dialect's
+// passes and the runtime, which share the order and the layout.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PTXBENCH_ANALYSIS_WORKCOUNTERS_H
-#define PTXBENCH_ANALYSIS_WORKCOUNTERS_H
+#ifndef PTXBENCH_ISA_WORKCOUNTERS_H
+#define PTXBENCH_ISA_WORKCOUNTERS_H
 
 #include <cstdint>
 
-namespace ptxbench::analysis {
+namespace ptxbench::isa {
 
 enum class WorkCounter : unsigned {
   /// 2*M*N*K per wgmma.mma_async of a warpgroup (2*M*N*K/128 per thread).
@@ -124,6 +125,6 @@ constexpr uint64_t knockoutMask(KnockoutBit bit) {
   return uint64_t(1) << unsigned(bit);
 }
 
-} // namespace ptxbench::analysis
+} // namespace ptxbench::isa
 
-#endif // PTXBENCH_ANALYSIS_WORKCOUNTERS_H
+#endif // PTXBENCH_ISA_WORKCOUNTERS_H
