@@ -73,6 +73,50 @@ def gqa_paged_decode(x, p, c):
     return {"O": o, "LSE": lse}
 
 
+def causal_prefill(q, keys, values, HQ, HKV, D, S, P):
+    """One sequence: q [S, HQ, D], keys and values [L, HKV, D] (L = P + S);
+    new query i sees keys t <= P + i (bottom-right aligned)."""
+    o = np.zeros((S, HQ, D))
+    lse = np.zeros((S, HQ))
+    for h in range(HQ):
+        g = h // (HQ // HKV)
+        for i in range(S):
+            seen = P + i + 1
+            s = np.array([np.dot(q[i, h], keys[t, g]) for t in range(seen)]) / math.sqrt(D)
+            m = s.max()
+            w = np.exp(s - m)
+            lse[i, h] = m + math.log(w.sum())
+            o[i, h] = sum(w[t] * values[t, g] for t in range(seen)) / w.sum()
+    return o, lse
+
+
+def gqa_paged_prefill(x, p, c):
+    B, S, P, HQ, HKV, D, PS = (p[k] for k in ("B", "S", "P", "HQ", "HKV", "D", "PS"))
+    q, kc, vc, idx = x["Q"], x["k_cache"], x["v_cache"], x["kv_indices"]
+    L = P + S
+    o = np.zeros((B * S, HQ, D))
+    lse = np.zeros((B * S, HQ))
+    for b in range(B):
+        # Token t of sequence b: slot t % PS of page kv_indices[b, t // PS].
+        keys = np.stack([kc[idx[b, t // PS], t % PS] for t in range(L)])
+        values = np.stack([vc[idx[b, t // PS], t % PS] for t in range(L)])
+        o[b * S:(b + 1) * S], lse[b * S:(b + 1) * S] = causal_prefill(
+            q[b * S:(b + 1) * S], keys, values, HQ, HKV, D, S, P)
+    return {"O": o, "LSE": lse}
+
+
+def gqa_ragged_prefill(x, p, c):
+    B, S, P, HQ, HKV, D = (p[k] for k in ("B", "S", "P", "HQ", "HKV", "D"))
+    L = P + S
+    o = np.zeros((B * S, HQ, D))
+    lse = np.zeros((B * S, HQ))
+    for b in range(B):
+        o[b * S:(b + 1) * S], lse[b * S:(b + 1) * S] = causal_prefill(
+            x["Q"][b * S:(b + 1) * S], x["K"][b * L:(b + 1) * L], x["V"][b * L:(b + 1) * L],
+            HQ, HKV, D, S, P)
+    return {"O": o, "LSE": lse}
+
+
 def gdn_decode(x, p, c):
     HQK, HV, D = p["HQK"], p["HV"], p["D"]
     q, k, v, alpha, beta = x["q"], x["k"], x["v"], x["alpha"], x["beta"]
@@ -154,7 +198,9 @@ def rmsnorm(x, p, c):
     return {"output": out}
 
 
-FAMILIES = {"rmsnorm": rmsnorm, "gqa_paged_decode": gqa_paged_decode, "gdn_decode": gdn_decode,
+FAMILIES = {"rmsnorm": rmsnorm, "gqa_paged_decode": gqa_paged_decode,
+            "gqa_paged_prefill": gqa_paged_prefill, "gqa_ragged_prefill": gqa_ragged_prefill,
+            "gdn_decode": gdn_decode,
             "gdn_mtp": gdn_decode, "gdn_prefill": gdn_decode, "gemm_fp8_blockscale": gemm_fp8_blockscale,
             "mla_paged_decode": mla_paged_decode, "mha_fwd_fp8": mha_fwd_fp8}
 
