@@ -41,7 +41,9 @@ for spec in gqa_paged_decode_h32_kv8_d128_ps1:dev-b16-l4096 \
             gqa_paged_decode_h32_kv4_d128_ps64 \
             gdn_decode_qk4_v8_d128 gdn_mtp_qk4_v8_d128 \
             gemm_fp8_blockscale_n7168_k2048 \
-            mla_paged_decode_h16_ckv512_kpe64_ps1; do
+            mla_paged_decode_h16_ckv512_kpe64_ps1 \
+            gqa_paged_prefill_causal_h32_kv8_d128_ps1 \
+            gqa_ragged_prefill_causal_h32_kv4_d128; do
   task=${spec%%:*}
   shapes=dev
   [ "$spec" != "$task" ] && shapes=${spec#*:}
