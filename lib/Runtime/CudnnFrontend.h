@@ -20,12 +20,28 @@
 
 #include <cudnn_frontend.h>
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 
 namespace ptxbench::runtime::cudnn {
 
 namespace fe = cudnn_frontend;
+
+/// What every cuDNN baseline owns: its handle, the graph built with it and
+/// the variant pack (tensor uid -> device pointer, updated on each run).
+/// The graph's descriptors go before the handle they were built with; no
+/// exception escapes the destructor.
+struct GraphState {
+  cudnnHandle_t handle = nullptr;
+  std::shared_ptr<fe::graph::Graph> graph;
+  std::unordered_map<int64_t, void *> pack;
+
+  GraphState() = default;
+  GraphState(const GraphState &) = delete;
+  GraphState &operator=(const GraphState &) = delete;
+  ~GraphState();
+};
 
 /// "CUDNN_STATUS_...: <cuDNN's last error message>".
 std::string describeStatus(cudnnStatus_t status);

@@ -115,24 +115,14 @@ CudnnTensorLayout ptxbench::runtime::seqLenLayout(const PagedDecodeShape &s) {
 namespace fe = cudnn_frontend;
 #endif
 
-struct CudnnPagedDecode::Impl {
+struct CudnnPagedDecode::Impl
+#ifdef PTXBENCH_HAVE_CUDNN_FRONTEND
+    : cudnn::GraphState
+#endif
+{
   PagedDecodeShape shape;
   size_t workspace = 0;
   std::string planName;
-#ifdef PTXBENCH_HAVE_CUDNN_FRONTEND
-  cudnnHandle_t handle = nullptr;
-  std::shared_ptr<fe::graph::Graph> graph;
-  std::unordered_map<int64_t, void *> pack;
-  ~Impl() {
-    // The graph's descriptors go before the handle they were built with.
-    try {
-      graph.reset();
-      if (handle)
-        (void)fe::detail::destroy_handle(handle);
-    } catch (...) {
-    }
-  }
-#endif
 };
 
 CudnnPagedDecode::CudnnPagedDecode(std::unique_ptr<Impl> impl)

@@ -104,17 +104,16 @@ size_t ptxbench::runtime::sdpaStatsBytes(const SdpaShape &s) {
 namespace fe = cudnn_frontend;
 #endif
 
-struct CudnnSdpa::Impl {
+struct CudnnSdpa::Impl
+#ifdef PTXBENCH_HAVE_CUDNN_FRONTEND
+    : cudnn::GraphState
+#endif
+{
   SdpaShape shape;
   bool backward = false;
   size_t workspace = 0;
   std::string planName;
 #ifdef PTXBENCH_HAVE_CUDNN_FRONTEND
-  cudnnHandle_t handle = nullptr;
-  std::shared_ptr<fe::graph::Graph> graph;
-  /// Tensor uid -> device pointer, the variant pack, updated on each run.
-  std::unordered_map<int64_t, void *> pack;
-  ~Impl();
   /// Enqueues the graph with these (uid, device address) tensors.
   Error execute(std::initializer_list<std::pair<int64_t, uint64_t>> tensors,
                 uint64_t ws);
@@ -428,16 +427,6 @@ Expected<std::unique_ptr<CudnnSdpa::Impl>> create(const SdpaShape &shape,
 
 } // namespace
 
-CudnnSdpa::Impl::~Impl() {
-  // The graph's descriptors go before the handle they were built with.
-  try {
-    graph.reset();
-    if (handle)
-      (void)fe::detail::destroy_handle(handle);
-  } catch (...) {
-  }
-}
-
 Error CudnnSdpa::Impl::execute(
     std::initializer_list<std::pair<int64_t, uint64_t>> tensors, uint64_t ws) {
   // The keys are the same on every run, so the map allocates only once.
@@ -450,6 +439,15 @@ Error CudnnSdpa::Impl::execute(
 //===----------------------------------------------------------------------===//
 // The graph steps the cuDNN baselines share (CudnnFrontend.h)
 //===----------------------------------------------------------------------===//
+
+cudnn::GraphState::~GraphState() {
+  try {
+    graph.reset();
+    if (handle)
+      (void)fe::detail::destroy_handle(handle);
+  } catch (...) {
+  }
+}
 
 std::string cudnn::describeStatus(cudnnStatus_t status) {
   std::string s = fe::detail::get_error_string(status);

@@ -11,6 +11,8 @@
 
 #include "CudnnSdpaFp8.h"
 
+#include "CudnnFrontend.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #ifdef PTXBENCH_HAVE_CUDNN_FRONTEND
@@ -38,16 +40,14 @@ static std::string subject(const SdpaShape &s) {
 namespace fe = cudnn_frontend;
 #endif
 
-struct CudnnSdpaFp8::Impl {
+struct CudnnSdpaFp8::Impl
+#ifdef PTXBENCH_HAVE_CUDNN_FRONTEND
+    : cudnn::GraphState
+#endif
+{
   SdpaShape shape;
   size_t workspace = 0;
   std::string planName;
-#ifdef PTXBENCH_HAVE_CUDNN_FRONTEND
-  cudnnHandle_t handle = nullptr;
-  std::shared_ptr<fe::graph::Graph> graph;
-  std::unordered_map<int64_t, void *> pack;
-  ~Impl();
-#endif
 };
 
 CudnnSdpaFp8::CudnnSdpaFp8(std::unique_ptr<Impl> impl)
@@ -222,15 +222,6 @@ Expected<std::unique_ptr<CudnnSdpaFp8::Impl>> buildImpl(const SdpaShape &shape,
 }
 
 } // namespace
-
-CudnnSdpaFp8::Impl::~Impl() {
-  try {
-    graph.reset();
-    if (handle)
-      (void)fe::detail::destroy_handle(handle);
-  } catch (...) {
-  }
-}
 
 Expected<std::unique_ptr<CudnnSdpaFp8>>
 CudnnSdpaFp8::forward(const SdpaShape &shape, void *cuStream) {
